@@ -1,0 +1,1 @@
+"""Django apps of Context Architect, one per concern."""

@@ -1,0 +1,37 @@
+"""Assembly records: what each context assembly was asked, what it produced and why."""
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+from apps.layers.models import Layer
+from apps.workspaces.models import ApiKey, Workspace
+
+
+class AssemblyRecord(models.Model):
+    """One context assembly: request, result figures and the decision trace for every candidate."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="assemblies")
+    trace_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    layer = models.ForeignKey(Layer, on_delete=models.SET_NULL, null=True, blank=True, related_name="assemblies")
+    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    request = models.JSONField()
+    model = models.CharField(max_length=100)
+    encoding = models.CharField(max_length=32)
+    tokens_used = models.PositiveIntegerField()
+    token_budget = models.PositiveIntegerField()
+    items_included = models.PositiveIntegerField()
+    candidates_considered = models.PositiveIntegerField(default=0)
+    overflow_count = models.PositiveIntegerField(default=0)
+    truncated_count = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.FloatField()
+    cache_hit = models.BooleanField(default=False)
+    trace = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace", "-created_at"])]
+
+    def __str__(self) -> str:
+        return str(self.trace_id)

@@ -1,0 +1,86 @@
+"""Background work: Celery with the Redis broker when REDIS_URL is set, else in-process after commit.
+
+Either way a task is dispatched only after the transaction that made its work commits. In-process
+mode runs tasks on one daemon worker thread per process, so a request never waits for them;
+pending work left by a stopped process is picked up by the next sweep (tasks are idempotent).
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connections, transaction
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_pending = 0
+
+
+def _get_executor() -> ThreadPoolExecutor:
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ca-background")
+            atexit.register(_executor.shutdown, wait=True)
+        return _executor
+
+
+def _run_inprocess(task: Any, args: tuple[Any, ...]) -> None:
+    global _pending
+    try:
+        close_old_connections()
+        task.run(*args)
+    except Exception:  # noqa: BLE001 - a background failure is logged, never raised into a request
+        log.exception("background task %s failed", getattr(task, "name", task))
+    finally:
+        connections.close_all()
+        with _lock:
+            _pending -= 1
+
+
+def dispatch(task: Any, *args: Any) -> None:
+    """Run `task(*args)` in the background now (use `enqueue` inside a transaction)."""
+    global _pending
+    if settings.BACKGROUND_MODE == "celery":
+        task.delay(*args)
+        return
+    with _lock:
+        _pending += 1
+    _get_executor().submit(_run_inprocess, task, args)
+
+
+def enqueue(task: Any, *args: Any) -> None:
+    """Dispatch `task(*args)` after the current transaction commits (immediately outside one)."""
+    transaction.on_commit(lambda: dispatch(task, *args))
+
+
+def wait_idle(timeout: float = 60.0) -> bool:
+    """Block until in-process work is done (management commands and tests); True when idle."""
+    if _executor is None:
+        return True
+    done = threading.Event()
+    _executor.submit(done.set)
+    return done.wait(timeout)
+
+
+def queue_depth() -> int:
+    """Tasks waiting or running: the Celery queue length, or this process's in-process queue."""
+    if settings.BACKGROUND_MODE == "celery":
+        try:
+            import redis
+
+            client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1)
+            return int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE))
+        except Exception:  # noqa: BLE001 - status must answer even when the broker does not
+            log.warning("could not read the Celery queue length", exc_info=True)
+            return -1
+    with _lock:
+        return _pending
+
+

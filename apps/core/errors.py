@@ -1,0 +1,40 @@
+"""Domain exceptions with stable codes; apps/core/exceptions.py maps them to HTTP responses once."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error a client may branch on. `code` is stable; `message` is for humans."""
+
+    code = "error"
+    status = 400
+
+    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.details = details or {}
+
+
+class InvalidInput(DomainError):
+    code = "invalid_input"
+    status = 400
+
+
+class NotFound(DomainError):
+    """Anything missing *or outside the caller's workspace*: the two are indistinguishable on purpose."""
+
+    code = "not_found"
+    status = 404
+
+
+class Conflict(DomainError):
+    code = "conflict"
+    status = 409
+
+
+class ServiceUnavailable(DomainError):
+    code = "service_unavailable"
+    status = 503

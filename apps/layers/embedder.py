@@ -1,0 +1,57 @@
+"""Background embedding of stored items, in batches.
+
+Workers claim a batch with `FOR UPDATE SKIP LOCKED`, so several workers never embed the same
+rows; an item whose text changed while it was being embedded keeps its NULL embedding and is
+picked up by the next pass (the update is conditioned on the content hash).
+"""
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+
+from apps.core import embeddings
+from apps.layers.models import Item
+from apps.metrics.registry import ITEMS_EMBEDDED
+
+log = logging.getLogger(__name__)
+
+
+def passage_text(*, title: str, content: str) -> str:
+    return f"{title}\n{content}" if title else content
+
+
+def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
+    """Embed one batch of items still without an embedding; returns how many were embedded."""
+    with transaction.atomic():
+        pending = Item.objects.filter(embedding__isnull=True)
+        if workspace_id is not None:
+            pending = pending.filter(workspace_id=workspace_id)
+        rows = list(
+            pending.order_by("id")
+            .select_for_update(skip_locked=True)
+            .values_list("id", "title", "content", "content_hash")[:batch_size]
+        )
+        if not rows:
+            return 0
+        vectors = embeddings.embed_passages([passage_text(title=t, content=c) for _, t, c, _ in rows])
+        model = f"{embeddings.get_provider().name}:{embeddings.get_provider().model}"
+        for (item_id, _, _, digest), vector in zip(rows, vectors, strict=True):
+            Item.objects.filter(pk=item_id, content_hash=digest).update(embedding=vector, embedding_model=model)
+    ITEMS_EMBEDDED.inc(len(rows))
+    return len(rows)
+
+
+def items_embed_pending(*, workspace_id: int | None = None, max_batches: int | None = None) -> int:
+    """Embed until nothing is pending (or `max_batches` ran); returns the number embedded."""
+    total, batches = 0, 0
+    while max_batches is None or batches < max_batches:
+        done = items_embed_batch(workspace_id=workspace_id, batch_size=settings.EMBEDDING_BATCH_SIZE)
+        if done == 0:
+            break
+        total += done
+        batches += 1
+    if total:
+        log.info("embedded %d items (workspace %s)", total, workspace_id)
+    return total

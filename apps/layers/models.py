@@ -1,0 +1,217 @@
+"""The layer hierarchy, per-layer summary configuration, content items and their relationships."""
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from apps.layers.fields import EmbeddingField
+from apps.workspaces.models import Workspace
+
+
+class LayerKind(models.TextChoices):
+    COMPANY = "company", "Company"
+    ORG = "org", "Org"
+    TEAM = "team", "Team"
+    PROJECT = "project", "Project"
+    MULTI_SESSION = "multi_session", "Multi-session"
+    SESSION = "session", "Session"
+
+
+# Hierarchy order: a parent must have a strictly lower rank than its child.
+KIND_RANK: dict[str, int] = {kind: rank for rank, kind in enumerate(LayerKind.values)}
+
+
+class Layer(models.Model):
+    """A node of the company → org → team → project → multi_session → session hierarchy."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="layers")
+    kind = models.CharField(max_length=16, choices=LayerKind.choices)
+    name = models.CharField(max_length=200)
+    parent = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="children")
+    external_id = models.CharField(max_length=200, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "kind", "external_id"],
+                condition=Q(external_id__isnull=False),
+                name="uniq_layer_external_id",
+            ),
+            models.UniqueConstraint(fields=["workspace"], condition=Q(kind="company"), name="uniq_company_root"),
+            models.CheckConstraint(condition=Q(kind="company", parent__isnull=True) | ~Q(kind="company"),
+                                   name="company_has_no_parent"),
+        ]
+        indexes = [models.Index(fields=["workspace", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+
+class Personalization(models.TextChoices):
+    GENERIC = "generic", "Generic"
+    PERSONALIZED = "personalized", "Personalized"
+    HIGHLY_PERSONALIZED = "highly_personalized", "Highly personalized"
+
+
+# Seed 000 defaults per kind: (update interval seconds, update-on-changes threshold, personalization).
+LAYER_CONFIG_DEFAULTS: dict[str, tuple[int, int, str]] = {
+    LayerKind.COMPANY: (3600, 10, Personalization.GENERIC),
+    LayerKind.ORG: (3600, 10, Personalization.GENERIC),
+    LayerKind.TEAM: (3600, 5, Personalization.PERSONALIZED),
+    LayerKind.PROJECT: (1800, 3, Personalization.PERSONALIZED),
+    LayerKind.MULTI_SESSION: (900, 2, Personalization.PERSONALIZED),
+    LayerKind.SESSION: (300, 1, Personalization.HIGHLY_PERSONALIZED),
+}
+
+
+class LayerConfig(models.Model):
+    """How a layer's summaries are kept fresh; validated on every save."""
+
+    layer = models.OneToOneField(Layer, on_delete=models.CASCADE, related_name="config")
+    update_interval_seconds = models.PositiveIntegerField()
+    update_on_changes = models.PositiveIntegerField()
+    personalization = models.CharField(max_length=24, choices=Personalization.choices)
+    skip_if_unchanged = models.BooleanField(default=True)
+    changes_since_summary = models.PositiveIntegerField(default=0)
+    last_summarized_at = models.DateTimeField(null=True, blank=True)
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if not 60 <= self.update_interval_seconds <= 7 * 24 * 3600:
+            errors["update_interval_seconds"] = "must be between 60 seconds and 7 days"
+        if not 1 <= self.update_on_changes <= 10_000:
+            errors["update_on_changes"] = "must be between 1 and 10000"
+        if self.personalization not in Personalization.values:
+            errors["personalization"] = f"must be one of {', '.join(Personalization.values)}"
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.full_clean(exclude=["layer"])
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"config of {self.layer}"
+
+
+class ItemKind(models.TextChoices):
+    MESSAGE = "message", "Message"
+    MEMORY = "memory", "Memory"
+    PACKAGE = "package", "Package"
+    SPEC = "spec", "Spec"
+    DOCUMENT = "document", "Document"
+
+
+# The `type` values each kind accepts ("" = untyped). Documents take any free type.
+ITEM_TYPES: dict[str, tuple[str, ...]] = {
+    ItemKind.MESSAGE: ("",),
+    ItemKind.MEMORY: ("entity", "fact", "decision"),
+    ItemKind.PACKAGE: ("", "research", "investigation", "strategy"),
+    ItemKind.SPEC: ("requirement", "design", "task", "decision", "knowledge"),
+}
+
+
+class MessageRole(models.TextChoices):
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+    SYSTEM = "system", "System"
+    TOOL = "tool", "Tool"
+
+
+class Priority(models.TextChoices):
+    CRITICAL = "critical", "Critical"
+    HIGH = "high", "High"
+    MEDIUM = "medium", "Medium"
+    LOW = "low", "Low"
+
+
+class Item(models.Model):
+    """One unit of content in a layer: a message, memory, package, spec or document.
+
+    `embedding` stays NULL until the background embedder fills it; until then the item is found
+    by keyword search through the generated `search_vector`.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="items")
+    layer = models.ForeignKey(Layer, on_delete=models.CASCADE, related_name="items")
+    kind = models.CharField(max_length=16, choices=ItemKind.choices)
+    type = models.CharField(max_length=32, blank=True, default="")
+    title = models.CharField(max_length=500, blank=True, default="")
+    content = models.TextField()
+    external_id = models.CharField(max_length=200, null=True, blank=True)
+    token_count = models.PositiveIntegerField(default=0)
+    content_hash = models.CharField(max_length=64)
+    embedding = EmbeddingField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    importance = models.FloatField(default=0.5)
+    pinned = models.BooleanField(default=False)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField(auto_now=True)
+    # message (seed 002)
+    role = models.CharField(max_length=16, choices=MessageRole.choices, blank=True, default="")
+    parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
+    task_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    # memory (seed 003)
+    confidence = models.FloatField(null=True, blank=True)
+    # package (seed 001)
+    priority = models.CharField(max_length=16, choices=Priority.choices, blank=True, default="")
+    group_id = models.CharField(max_length=200, blank=True, default="")
+    agent_types = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    source_refs = ArrayField(models.CharField(max_length=1000), default=list, blank=True)
+    # Maintained by PostgreSQL itself, so bulk inserts and raw updates can never leave it stale.
+    search_vector = models.GeneratedField(
+        expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("content", weight="B", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["layer", "external_id"], condition=Q(external_id__isnull=False), name="uniq_item_external_id"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["workspace", "layer", "kind"]),
+            models.Index(fields=["workspace", "created_at"]),
+            models.Index(fields=["workspace"], condition=Q(embedding__isnull=True), name="item_pending_embedding"),
+            GinIndex(fields=["search_vector"], name="item_search_vector_gin"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.title or self.content[:40]}"
+
+
+class RelationshipKind(models.TextChoices):
+    RELATES_TO = "relates_to", "Relates to"
+    SUPPORTS = "supports", "Supports"
+    CONTRADICTS = "contradicts", "Contradicts"
+    DERIVED_FROM = "derived_from", "Derived from"
+
+
+class Relationship(models.Model):
+    """A typed, directed edge between two items of one workspace, for related-item expansion."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="relationships")
+    source = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outgoing")
+    target = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="incoming")
+    kind = models.CharField(max_length=16, choices=RelationshipKind.choices)
+    weight = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target", "kind"], name="uniq_relationship"),
+            models.CheckConstraint(condition=~Q(source=models.F("target")), name="relationship_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} {self.kind} {self.target_id}"

@@ -1,0 +1,94 @@
+"""Reads for layers and items, always scoped to one workspace."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from apps.core.errors import NotFound
+from apps.layers.models import Item, Layer
+from apps.workspaces.models import Workspace
+
+
+def layer_get(*, workspace: Workspace, layer_id: int) -> Layer:
+    """The workspace's layer, or NotFound (also for another workspace's id)."""
+    layer = Layer.objects.filter(workspace=workspace, pk=layer_id).first()
+    if layer is None:
+        raise NotFound(f"layer {layer_id} not found", code="layer_not_found")
+    return layer
+
+
+def layer_get_by_external_id(*, workspace: Workspace, external_id: str, kind: str | None = None) -> Layer:
+    layers = Layer.objects.filter(workspace=workspace, external_id=external_id)
+    if kind:
+        layers = layers.filter(kind=kind)
+    found = list(layers[:2])
+    if not found:
+        raise NotFound(f"layer with external_id {external_id!r} not found", code="layer_not_found")
+    if len(found) > 1:
+        from apps.core.errors import InvalidInput
+
+        raise InvalidInput(
+            f"several layers have external_id {external_id!r}; give the layer id",
+            code="ambiguous_external_id",
+        )
+    return found[0]
+
+
+def layers_list(*, workspace: Workspace, kind: str | None = None, external_id: str | None = None,
+                parent_id: int | None = None) -> QuerySet[Layer]:
+    layers = Layer.objects.filter(workspace=workspace)
+    if kind:
+        layers = layers.filter(kind=kind)
+    if external_id:
+        layers = layers.filter(external_id=external_id)
+    if parent_id is not None:
+        layers = layers.filter(parent_id=parent_id)
+    return layers.order_by("id")
+
+
+def layer_tree(*, workspace_id: int) -> dict[int, tuple[int | None, str, str]]:
+    """Every layer of the workspace as id → (parent id, kind, name), in one query."""
+    rows = Layer.objects.filter(workspace_id=workspace_id).values_list("id", "parent_id", "kind", "name")
+    return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+
+def layer_scope(*, tree: dict[int, tuple[int | None, str, str]], layer_id: int) -> tuple[list[int], list[int], list[int]]:
+    """(ancestors nearest first, the layer itself, descendants) of a layer, from `layer_tree`."""
+    ancestors: list[int] = []
+    parent = tree[layer_id][0]
+    while parent is not None and parent in tree:
+        ancestors.append(parent)
+        parent = tree[parent][0]
+    children: dict[int, list[int]] = {}
+    for node, (parent_id, _, _) in tree.items():
+        if parent_id is not None:
+            children.setdefault(parent_id, []).append(node)
+    descendants: list[int] = []
+    stack = list(children.get(layer_id, []))
+    while stack:
+        node = stack.pop()
+        descendants.append(node)
+        stack.extend(children.get(node, []))
+    return ancestors, [layer_id], descendants
+
+
+def item_get(*, workspace: Workspace, item_id: int) -> Item:
+    item = Item.objects.filter(workspace=workspace, pk=item_id).defer("embedding").select_related("layer").first()
+    if item is None:
+        raise NotFound(f"item {item_id} not found", code="item_not_found")
+    return item
+
+
+def items_list(*, workspace: Workspace, layer_id: int | None = None, kind: str | None = None,
+               type: str | None = None) -> QuerySet[Item]:
+    items = Item.objects.filter(workspace=workspace).defer("embedding", "search_vector")
+    if layer_id is not None:
+        items = items.filter(layer_id=layer_id)
+    if kind:
+        items = items.filter(kind=kind)
+    if type:
+        items = items.filter(type=type)
+    return items.order_by("id")
+
+
+def items_pending_embedding_count(*, workspace: Workspace) -> int:
+    return Item.objects.filter(workspace=workspace, embedding__isnull=True).count()

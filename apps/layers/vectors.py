@@ -1,0 +1,138 @@
+"""The one module that talks to pgvector: availability, the HNSW index, and nearest-neighbour search.
+
+Filters (workspace, layers, kinds, types, dates) go into the same SQL statement as the distance
+ordering, so the index scan and the filters are one query.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.db import connection as default_connection
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+log = logging.getLogger(__name__)
+
+HNSW_INDEX = "item_embedding_hnsw_cosine"
+
+
+def vector_available(connection: BaseDatabaseWrapper | None = None) -> bool:
+    """Whether the pgvector extension is installed in this database (cached per connection)."""
+    conn = connection or default_connection
+    cached = getattr(conn, "_ca_vector_available", None)
+    if cached is None:
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+            cached = cur.fetchone() is not None
+        conn._ca_vector_available = cached  # type: ignore[attr-defined]
+    return bool(cached)
+
+
+def configure_session(connection: BaseDatabaseWrapper) -> None:
+    """Per new connection: filtered HNSW scans go on until `limit` rows pass the filters.
+
+    A dotted name is a valid placeholder setting even where pgvector is absent.
+    """
+    with connection.cursor() as cur:
+        cur.execute("SET hnsw.iterative_scan = relaxed_order")
+
+
+def install_extension(connection: BaseDatabaseWrapper) -> bool:
+    """Create the extension if the server offers it; returns whether vectors are available."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        if cur.fetchone() is None:
+            log.warning("pgvector is not available on this PostgreSQL: keyword search only")
+            connection._ca_vector_available = False  # type: ignore[attr-defined]
+            return False
+        cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    connection._ca_vector_available = True  # type: ignore[attr-defined]
+    return True
+
+
+def create_hnsw_index(connection: BaseDatabaseWrapper) -> None:
+    """The cosine HNSW index on item embeddings (only where pgvector exists)."""
+    if not vector_available(connection):
+        return
+    with connection.cursor() as cur:
+        cur.execute(
+            f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON layers_item USING hnsw (embedding vector_cosine_ops)"
+        )
+
+
+def drop_hnsw_index(connection: BaseDatabaseWrapper) -> None:
+    with connection.cursor() as cur:
+        cur.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+
+
+def parse_db_vector(value: Any) -> np.ndarray | None:
+    """A float32 array from what the driver returns: pgvector text, a list, or an array."""
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float32, copy=False)
+    if isinstance(value, str):
+        return np.array([float(x) for x in value.strip("[]").split(",") if x], dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
+
+
+def to_db_vector(value: Any, connection: BaseDatabaseWrapper) -> Any:
+    """The parameter the column takes: pgvector text literal or a float list for `real[]`."""
+    if value is None:
+        return None
+    floats = [float(x) for x in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if vector_available(connection):
+        return "[" + ",".join(repr(x) for x in floats) + "]"
+    return floats
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    item_id: int
+    similarity: float
+
+
+def nearest_items(
+    *,
+    workspace_id: int,
+    layer_ids: list[int],
+    query_vector: np.ndarray,
+    limit: int,
+    kinds: list[str] | None = None,
+    types: list[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[VectorHit]:
+    """Items nearest to the query by cosine similarity, filtered in the same statement.
+
+    Returns [] when pgvector is unavailable: the caller falls back to keyword search.
+    """
+    if not vector_available() or not layer_ids:
+        return []
+    where = ["workspace_id = %s", "layer_id = ANY(%s)", "embedding IS NOT NULL"]
+    params: list[Any] = [workspace_id, layer_ids]
+    if kinds:
+        where.append("kind = ANY(%s)")
+        params.append(kinds)
+    if types:
+        where.append("type = ANY(%s)")
+        params.append(types)
+    if since:
+        where.append("created_at >= %s")
+        params.append(since)
+    if until:
+        where.append("created_at <= %s")
+        params.append(until)
+    literal = to_db_vector(query_vector, default_connection)
+    sql = (
+        "SELECT id, 1 - (embedding <=> %s::vector) AS similarity FROM layers_item "
+        f"WHERE {' AND '.join(where)} ORDER BY embedding <=> %s::vector LIMIT %s"
+    )
+    with default_connection.cursor() as cur:
+        cur.execute(sql, [literal, *params, literal, limit])
+        hits = [VectorHit(item_id=row[0], similarity=float(row[1])) for row in cur.fetchall()]
+    # relaxed_order may return rows slightly out of order; the caller ranks anyway, but keep it sorted.
+    return sorted(hits, key=lambda h: -h.similarity)

@@ -1,0 +1,1 @@
+"""Context Architect app: profiles."""

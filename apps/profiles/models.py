@@ -1,0 +1,34 @@
+"""Agent profiles: per-agent defaults for context requests (seed 004)."""
+from __future__ import annotations
+
+from django.db import models
+
+from apps.workspaces.models import Workspace
+
+
+class OutputFormat(models.TextChoices):
+    JSON = "json", "JSON"
+    MARKDOWN = "markdown", "Markdown"
+    TEXT = "text", "Text"
+
+
+class AgentProfile(models.Model):
+    """Defaults an agent's requests inherit: model, window, budget, limits, format, type filters."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="profiles")
+    name = models.CharField(max_length=100)
+    agent_type = models.CharField(max_length=100, blank=True, default="")
+    model = models.CharField(max_length=100, blank=True, default="")
+    context_window = models.PositiveIntegerField(null=True, blank=True)
+    token_budget = models.PositiveIntegerField(null=True, blank=True)
+    retrieval_limit = models.PositiveIntegerField(null=True, blank=True)
+    preferred_format = models.CharField(max_length=16, choices=OutputFormat.choices, default=OutputFormat.MARKDOWN)
+    type_filters = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="uniq_profile_name")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,50 @@
+"""Pre-computed layer summaries at three depths (seed 000)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.layers.models import Layer
+from apps.workspaces.models import Workspace
+
+
+class Depth(models.TextChoices):
+    SENTENCE = "sentence", "Sentence (≤ 50 tokens)"
+    PARAGRAPH = "paragraph", "Paragraph (≤ 200 tokens)"
+    DETAILED = "detailed", "Detailed (≤ 500 tokens)"
+
+
+DEPTH_TOKEN_LIMITS: dict[str, int] = {Depth.SENTENCE: 50, Depth.PARAGRAPH: 200, Depth.DETAILED: 500}
+
+
+class Summary(models.Model):
+    """A layer's summary at one depth, generic or personalized for one user."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="summaries")
+    layer = models.ForeignKey(Layer, on_delete=models.CASCADE, related_name="summaries")
+    depth = models.CharField(max_length=16, choices=Depth.choices)
+    text = models.TextField()
+    token_count = models.PositiveIntegerField()
+    source_hash = models.CharField(max_length=64)
+    generated_at = models.DateTimeField()
+    provider = models.CharField(max_length=64)
+    stale = models.BooleanField(default=False)
+    personalized_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["layer", "depth"], condition=Q(personalized_for__isnull=True), name="uniq_generic_summary"
+            ),
+            models.UniqueConstraint(
+                fields=["layer", "depth", "personalized_for"],
+                condition=Q(personalized_for__isnull=False),
+                name="uniq_personal_summary",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.layer} {self.depth}"

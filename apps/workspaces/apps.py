@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class WorkspacesConfig(AppConfig):
+    name = "apps.workspaces"
+    default_auto_field = "django.db.models.BigAutoField"

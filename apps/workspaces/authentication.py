@@ -1,0 +1,52 @@
+"""`Authorization: Bearer <api key>`: the key decides the workspace of the whole request."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from apps.workspaces.models import ApiKey, Workspace
+from apps.workspaces.selectors import api_key_get_active
+from apps.workspaces.services import api_key_touch
+
+
+@dataclass(frozen=True)
+class ApiClient:
+    """The request's principal: an API key acting for one workspace."""
+
+    workspace: Workspace
+    api_key: ApiKey
+    is_authenticated: bool = True
+    is_active: bool = True
+
+
+def authenticate_secret(secret: str) -> ApiClient | None:
+    key = api_key_get_active(secret=secret)
+    if key is None:
+        return None
+    api_key_touch(api_key=key)
+    return ApiClient(workspace=key.workspace, api_key=key)
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request: Request) -> tuple[ApiClient, ApiKey] | None:
+        header = get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise AuthenticationFailed("Authorization header must be 'Bearer <api key>'.")
+        try:
+            secret = header[1].decode()
+        except UnicodeError as exc:
+            raise AuthenticationFailed("Invalid API key.") from exc
+        client = authenticate_secret(secret)
+        if client is None:
+            raise AuthenticationFailed("Invalid or revoked API key.")
+        return client, client.api_key
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword

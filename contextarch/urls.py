@@ -1,0 +1,18 @@
+"""Top-level URL map: API v1, schema and docs, pages, console, admin, metrics."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("api/v1/", include("apps.layers.urls")),
+    path("api/v1/", include("apps.assembly.urls")),
+    path("api/v1/", include("apps.workspaces.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("metrics", include("apps.metrics.urls")),
+    path("console/", include("apps.console.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("apps.core.urls")),
+]

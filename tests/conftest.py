@@ -1,0 +1,55 @@
+"""Shared fixtures: workspaces with their API keys and authenticated API clients."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.core import background
+from apps.layers.models import Layer
+from apps.workspaces.models import Workspace
+from apps.workspaces.services import workspace_create
+
+
+@dataclass
+class Tenant:
+    """A workspace, its company root, its API key secret and a client that sends it."""
+
+    workspace: Workspace
+    root: Layer
+    secret: str
+    client: APIClient
+
+
+def make_tenant(slug: str) -> Tenant:
+    workspace, created = workspace_create(slug=slug)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.secret}")
+    root = Layer.objects.get(workspace=workspace, kind="company")
+    return Tenant(workspace=workspace, root=root, secret=created.secret, client=client)
+
+
+@pytest.fixture
+def tenant(db: None) -> Tenant:
+    return make_tenant("acme")
+
+
+@pytest.fixture
+def other_tenant(db: None) -> Tenant:
+    return make_tenant("globex")
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def wait_background():
+    """Waits for in-process background work (embeddings) to finish."""
+
+    def wait() -> None:
+        assert background.wait_idle(120), "background work did not finish"
+
+    return wait
