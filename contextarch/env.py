@@ -1,4 +1,5 @@
 """Typed readers for environment settings that fail loudly on a bad value."""
+
 from __future__ import annotations
 
 import os

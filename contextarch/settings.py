@@ -4,6 +4,7 @@ With no environment at all the service runs on its embedded defaults: the embedd
 with pgvector under var/, local-memory cache, in-process background work, the local embedding
 model and the in-memory channel layer.
 """
+
 from __future__ import annotations
 
 import os
@@ -133,6 +134,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns when it is missing; collectstatic fills it for production
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 

@@ -1,4 +1,5 @@
 """Top-level URL map: API v1, schema and docs, pages, console, admin, metrics."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -16,3 +17,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("apps.core.urls")),
 ]
+
+handler404 = "apps.core.errorpages.not_found"
+handler500 = "apps.core.errorpages.server_error"

@@ -1,4 +1,5 @@
 """Assembly records: what each context assembly was asked, what it produced and why."""
+
 from __future__ import annotations
 
 import uuid
@@ -27,6 +28,7 @@ class AssemblyRecord(models.Model):
     truncated_count = models.PositiveIntegerField(default=0)
     elapsed_ms = models.FloatField()
     cache_hit = models.BooleanField(default=False)
+    sampled = models.BooleanField(default=True, help_text="Whether the per-candidate trace was kept.")
     trace = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,3 +1,10 @@
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from apps.assembly import api
+
+urlpatterns = [
+    path("context/", api.ContextApi.as_view(), name="api-context"),
+    path("traces/<str:trace_id>/", api.TraceApi.as_view(), name="api-trace"),
+]

@@ -4,6 +4,7 @@ Either way a task is dispatched only after the transaction that made its work co
 mode runs tasks on one daemon worker thread per process, so a request never waits for them;
 pending work left by a stopped process is picked up by the next sweep (tasks are idempotent).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -36,7 +37,7 @@ def _run_inprocess(task: Any, args: tuple[Any, ...]) -> None:
     try:
         close_old_connections()
         task.run(*args)
-    except Exception:  # noqa: BLE001 - a background failure is logged, never raised into a request
+    except Exception:
         log.exception("background task %s failed", getattr(task, "name", task))
     finally:
         connections.close_all()
@@ -82,5 +83,3 @@ def queue_depth() -> int:
             return -1
     with _lock:
         return _pending
-
-

@@ -2,6 +2,7 @@
 
 Cache failures never fail a request: a broken cache behaves as an empty one.
 """
+
 from __future__ import annotations
 
 import logging

@@ -3,6 +3,7 @@
 Query embeddings are cached by (provider, model, text). Every vector is checked against
 EMBEDDING_DIMENSIONS, the size of the database column.
 """
+
 from __future__ import annotations
 
 import functools
@@ -62,15 +63,17 @@ class OpenAICompatibleProvider:
 
     name = "openai"
 
-    def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, send_input_type: bool,
-                 timeout: float) -> None:
+    def __init__(
+        self, *, base_url: str, model: str, api_key: str, dimensions: int, send_input_type: bool, timeout: float
+    ) -> None:
         from openai import OpenAI
 
         self.model = model
         self.dimensions = dimensions
         self._send_input_type = send_input_type
-        self._client = OpenAI(base_url=base_url or None, api_key=api_key or "not-needed", timeout=timeout,
-                              max_retries=2)
+        self._client = OpenAI(
+            base_url=base_url or None, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
+        )
 
     def _embed(self, texts: list[str], input_type: str) -> np.ndarray:
         extra = {"input_type": input_type} if self._send_input_type else None
@@ -138,11 +141,13 @@ def embed_query(text: str) -> tuple[np.ndarray, bool]:
 def validate_query_vector(values: list[float]) -> np.ndarray:
     """A caller-supplied query vector, checked against the configured dimensions (seed 003 req. 8)."""
     vector = np.asarray(values, dtype=np.float32)
-    if vector.ndim != 1 or vector.shape[0] != settings.EMBEDDING_DIMENSIONS:
+    expected = settings.EMBEDDING_DIMENSIONS
+    got = int(vector.shape[0]) if vector.ndim == 1 else 0
+    if got != expected:
         raise DomainError(
-            f"query_vector must have {settings.EMBEDDING_DIMENSIONS} dimensions, got {vector.shape[0] if vector.ndim == 1 else 0}",
+            f"query_vector must have {expected} dimensions, got {got}",
             code="invalid_query_vector_dimensions",
-            details={"expected": settings.EMBEDDING_DIMENSIONS, "got": int(vector.shape[0]) if vector.ndim == 1 else 0},
+            details={"expected": expected, "got": got},
         )
     if not np.all(np.isfinite(vector)):
         raise DomainError("query_vector must contain only finite numbers", code="invalid_query_vector")

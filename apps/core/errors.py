@@ -1,4 +1,5 @@
 """Domain exceptions with stable codes; apps/core/exceptions.py maps them to HTTP responses once."""
+
 from __future__ import annotations
 
 from typing import Any

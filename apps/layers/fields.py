@@ -2,6 +2,7 @@
 
 The fallback lets the service run (keyword search only) on a PostgreSQL without pgvector.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -4,6 +4,7 @@ when embeddings or the vector index are unavailable.
 The query's lexemes are OR-ed (any matching word counts) and ranked with ts_rank_cd, so a
 question phrased in natural language still finds items that share only some of its words.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

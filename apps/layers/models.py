@@ -1,4 +1,5 @@
 """The layer hierarchy, per-layer summary configuration, content items and their relationships."""
+
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
@@ -44,8 +45,9 @@ class Layer(models.Model):
                 name="uniq_layer_external_id",
             ),
             models.UniqueConstraint(fields=["workspace"], condition=Q(kind="company"), name="uniq_company_root"),
-            models.CheckConstraint(condition=Q(kind="company", parent__isnull=True) | ~Q(kind="company"),
-                                   name="company_has_no_parent"),
+            models.CheckConstraint(
+                condition=Q(kind="company", parent__isnull=True) | ~Q(kind="company"), name="company_has_no_parent"
+            ),
         ]
         indexes = [models.Index(fields=["workspace", "kind"])]
 

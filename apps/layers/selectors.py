@@ -1,4 +1,5 @@
 """Reads for layers and items, always scoped to one workspace."""
+
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -33,8 +34,9 @@ def layer_get_by_external_id(*, workspace: Workspace, external_id: str, kind: st
     return found[0]
 
 
-def layers_list(*, workspace: Workspace, kind: str | None = None, external_id: str | None = None,
-                parent_id: int | None = None) -> QuerySet[Layer]:
+def layers_list(
+    *, workspace: Workspace, kind: str | None = None, external_id: str | None = None, parent_id: int | None = None
+) -> QuerySet[Layer]:
     layers = Layer.objects.filter(workspace=workspace)
     if kind:
         layers = layers.filter(kind=kind)
@@ -45,13 +47,18 @@ def layers_list(*, workspace: Workspace, kind: str | None = None, external_id: s
     return layers.order_by("id")
 
 
-def layer_tree(*, workspace_id: int) -> dict[int, tuple[int | None, str, str]]:
+LayerTree = dict[int, tuple[int | None, str, str]]
+
+
+def layer_tree(*, workspace_id: int) -> LayerTree:
     """Every layer of the workspace as id → (parent id, kind, name), in one query."""
     rows = Layer.objects.filter(workspace_id=workspace_id).values_list("id", "parent_id", "kind", "name")
     return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
 
-def layer_scope(*, tree: dict[int, tuple[int | None, str, str]], layer_id: int) -> tuple[list[int], list[int], list[int]]:
+def layer_scope(
+    *, tree: dict[int, tuple[int | None, str, str]], layer_id: int
+) -> tuple[list[int], list[int], list[int]]:
     """(ancestors nearest first, the layer itself, descendants) of a layer, from `layer_tree`."""
     ancestors: list[int] = []
     parent = tree[layer_id][0]
@@ -78,8 +85,9 @@ def item_get(*, workspace: Workspace, item_id: int) -> Item:
     return item
 
 
-def items_list(*, workspace: Workspace, layer_id: int | None = None, kind: str | None = None,
-               type: str | None = None) -> QuerySet[Item]:
+def items_list(
+    *, workspace: Workspace, layer_id: int | None = None, kind: str | None = None, type: str | None = None
+) -> QuerySet[Item]:
     items = Item.objects.filter(workspace=workspace).defer("embedding", "search_vector")
     if layer_id is not None:
         items = items.filter(layer_id=layer_id)

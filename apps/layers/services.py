@@ -1,4 +1,5 @@
 """Writes for layers, their configurations and their items."""
+
 from __future__ import annotations
 
 import hashlib
@@ -162,8 +163,10 @@ def _build_item(*, layer: Layer, data: ItemInput, now: datetime) -> Item:
         title=data.title,
         content=data.content,
         external_id=data.external_id or None,
-        token_count=tokenizer.count_tokens(f"{data.title}\n{data.content}" if data.title else data.content,
-                                           tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding),
+        token_count=tokenizer.count_tokens(
+            f"{data.title}\n{data.content}" if data.title else data.content,
+            tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding,
+        ),
         content_hash=content_hash(title=data.title, content=data.content),
         importance=data.importance,
         pinned=data.pinned,
@@ -245,8 +248,21 @@ def _note_changes(*, layer: Layer, count: int) -> None:
 
 
 _ITEM_FIELDS = {
-    "type", "title", "content", "external_id", "created_at", "role", "task_ids", "confidence", "priority",
-    "group_id", "agent_types", "source_refs", "importance", "pinned", "metadata",
+    "type",
+    "title",
+    "content",
+    "external_id",
+    "created_at",
+    "role",
+    "task_ids",
+    "confidence",
+    "priority",
+    "group_id",
+    "agent_types",
+    "source_refs",
+    "importance",
+    "pinned",
+    "metadata",
 }
 
 
@@ -257,10 +273,23 @@ def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
     if unknown:
         raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")
     data = ItemInput(
-        kind=item.kind, content=item.content, type=item.type, title=item.title, external_id=item.external_id,
-        created_at=item.created_at, role=item.role, parent=item.parent_id, task_ids=item.task_ids,
-        confidence=item.confidence, priority=item.priority, group_id=item.group_id, agent_types=item.agent_types,
-        source_refs=item.source_refs, importance=item.importance, pinned=item.pinned, metadata=item.metadata,
+        kind=item.kind,
+        content=item.content,
+        type=item.type,
+        title=item.title,
+        external_id=item.external_id,
+        created_at=item.created_at,
+        role=item.role,
+        parent=item.parent_id,
+        task_ids=item.task_ids,
+        confidence=item.confidence,
+        priority=item.priority,
+        group_id=item.group_id,
+        agent_types=item.agent_types,
+        source_refs=item.source_refs,
+        importance=item.importance,
+        pinned=item.pinned,
+        metadata=item.metadata,
     )
     for key, value in changes.items():
         setattr(data, key, value)

@@ -1,4 +1,5 @@
 """Celery tasks of the layers app: they take ids and call one service."""
+
 from __future__ import annotations
 
 from celery import shared_task

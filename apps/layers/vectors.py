@@ -3,6 +3,7 @@
 Filters (workspace, layers, kinds, types, dates) go into the same SQL statement as the distance
 ordering, so the index scan and the filters are one query.
 """
+
 from __future__ import annotations
 
 import logging
@@ -58,9 +59,7 @@ def create_hnsw_index(connection: BaseDatabaseWrapper) -> None:
     if not vector_available(connection):
         return
     with connection.cursor() as cur:
-        cur.execute(
-            f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON layers_item USING hnsw (embedding vector_cosine_ops)"
-        )
+        cur.execute(f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON layers_item USING hnsw (embedding vector_cosine_ops)")
 
 
 def drop_hnsw_index(connection: BaseDatabaseWrapper) -> None:

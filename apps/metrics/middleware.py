@@ -1,4 +1,5 @@
 """Counts every HTTP request by method, resolved route and status."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

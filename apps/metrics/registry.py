@@ -1,4 +1,5 @@
 """Prometheus metrics of the service, in one registry exposed at /metrics."""
+
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram

@@ -1,4 +1,5 @@
 """/metrics in the Prometheus text format."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse

@@ -1,4 +1,5 @@
 """Agent profiles: per-agent defaults for context requests (seed 004)."""
+
 from __future__ import annotations
 
 from django.db import models

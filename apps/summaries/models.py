@@ -1,4 +1,5 @@
 """Pre-computed layer summaries at three depths (seed 000)."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,4 +1,5 @@
 """`Authorization: Bearer <api key>`: the key decides the workspace of the whole request."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """API key secrets: generation and hashing. Only the hash is ever stored."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Tenants, their members and their API keys."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,4 +1,5 @@
 """Reads for workspaces and API keys."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -10,9 +11,7 @@ from apps.workspaces.models import ApiKey, Membership, Workspace
 def api_key_get_active(*, secret: str) -> ApiKey | None:
     """The active key with this secret, with its workspace, or None."""
     return (
-        ApiKey.objects.select_related("workspace")
-        .filter(key_hash=hash_secret(secret), revoked_at__isnull=True)
-        .first()
+        ApiKey.objects.select_related("workspace").filter(key_hash=hash_secret(secret), revoked_at__isnull=True).first()
     )
 
 

@@ -1,4 +1,5 @@
 """Writes for workspaces, members and API keys."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

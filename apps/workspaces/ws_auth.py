@@ -1,4 +1,5 @@
 """WebSocket authentication: the API key from `Authorization: Bearer` or `?api_key=` decides the workspace."""
+
 from __future__ import annotations
 
 from typing import Any

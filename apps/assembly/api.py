@@ -1,0 +1,98 @@
+"""Agent API for context assembly and decision traces."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiTypes, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.assembly.engine.format import FORMATS
+from apps.assembly.models import AssemblyRecord
+from apps.assembly.params import ContextParams
+from apps.assembly.services import context_assemble
+from apps.core.errors import NotFound
+from apps.layers.models import ItemKind
+
+
+class ContextApi(APIView):
+    class Input(serializers.Serializer):
+        layer = serializers.IntegerField(required=False, allow_null=True, default=None)
+        layer_external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        query = serializers.CharField(
+            max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False
+        )
+        query_vector = serializers.ListField(
+            child=serializers.FloatField(), max_length=8192, required=False, allow_null=True, default=None
+        )
+        token_budget = serializers.IntegerField(
+            min_value=1, max_value=settings.MAX_TOKEN_BUDGET, required=False, allow_null=True, default=None
+        )
+        model = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+        profile = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+        format = serializers.ChoiceField(choices=FORMATS, required=False, allow_null=True, default=None)
+        kinds = serializers.ListField(
+            child=serializers.ChoiceField(choices=ItemKind.choices), required=False, default=list, max_length=10
+        )
+        types = serializers.ListField(
+            child=serializers.CharField(max_length=32), required=False, default=list, max_length=50
+        )
+        since = serializers.DateTimeField(required=False, allow_null=True, default=None)
+        until = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+    @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        params = ContextParams(
+            layer_id=v["layer"],
+            layer_external_id=v["layer_external_id"],
+            query=v["query"],
+            query_vector=v["query_vector"],
+            token_budget=v["token_budget"],
+            model=v["model"],
+            profile=v["profile"],
+            format=v["format"],
+            kinds=tuple(v["kinds"]),
+            types=tuple(v["types"]),
+            since=v["since"],
+            until=v["until"],
+        )
+        return Response(context_assemble(workspace=request.user.workspace, params=params, api_key=request.auth))
+
+
+class TraceApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, trace_id: str) -> Response:
+        try:
+            key = uuid.UUID(trace_id)
+        except ValueError as exc:
+            raise NotFound("trace not found", code="trace_not_found") from exc
+        record = AssemblyRecord.objects.filter(workspace=request.user.workspace, trace_id=key).first()
+        if record is None:
+            raise NotFound("trace not found", code="trace_not_found")
+        return Response(
+            {
+                "trace_id": str(record.trace_id),
+                "created_at": record.created_at,
+                "layer": record.layer_id,
+                "request": record.request,
+                "model": record.model,
+                "encoding": record.encoding,
+                "tokens_used": record.tokens_used,
+                "token_budget": record.token_budget,
+                "items_included": record.items_included,
+                "candidates_considered": record.candidates_considered,
+                "overflow_count": record.overflow_count,
+                "truncated_count": record.truncated_count,
+                "elapsed_ms": record.elapsed_ms,
+                "cache_hit": record.cache_hit,
+                "sampled": record.sampled,
+                "trace": record.trace,
+            }
+        )

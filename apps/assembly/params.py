@@ -1,0 +1,24 @@
+"""A context request as the service takes it, after the API edge validated it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class ContextParams:
+    """What the caller asked for; unset fields fall back to the profile, then to settings."""
+
+    layer_id: int | None = None
+    layer_external_id: str | None = None
+    query: str = ""
+    query_vector: tuple[float, ...] | list[float] | None = None
+    token_budget: int | None = None
+    model: str | None = None
+    profile: str | None = None
+    format: str | None = None
+    kinds: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None

@@ -1,0 +1,24 @@
+"""Error pages: JSON in the API's error shape under /api/, Django's defaults elsewhere."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+from apps.core.exceptions import error_body
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("not_found", "Not found."), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("server_error", "Internal error; it has been logged."), status=500)
+    return defaults.server_error(request)

@@ -1,0 +1,243 @@
+"""Agent API for layers and items: one class per operation, input validated at the edge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import BooleanField, ExpressionWrapper, Q
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.errors import InvalidInput
+from apps.core.pagination import DefaultPagination
+from apps.layers import selectors, services
+from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority
+from apps.layers.services import ItemInput
+
+
+def parse_int(value: str | None, *, name: str) -> int | None:
+    """A query-string integer, or a 400 with `invalid_<name>`."""
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{name} must be an integer", code=f"invalid_{name}") from exc
+
+
+class LayerOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Layer
+        fields = ["id", "kind", "name", "parent", "external_id", "created_at", "updated_at"]
+
+
+class LayerListCreateApi(APIView):
+    class Input(serializers.Serializer):
+        kind = serializers.ChoiceField(choices=LayerKind.choices)
+        name = serializers.CharField(max_length=200)
+        parent = serializers.IntegerField(allow_null=True, required=False, default=None)
+        external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
+
+    @extend_schema(responses=LayerOutput(many=True))
+    def get(self, request: Request) -> Response:
+        layers = selectors.layers_list(
+            workspace=request.user.workspace,
+            kind=request.query_params.get("kind") or None,
+            external_id=request.query_params.get("external_id") or None,
+            parent_id=parse_int(request.query_params.get("parent"), name="parent"),
+        )
+        paginator = DefaultPagination()
+        page = paginator.paginate_queryset(layers, request, view=self)
+        return paginator.get_paginated_response(LayerOutput(page, many=True).data)
+
+    @extend_schema(request=Input, responses={201: LayerOutput})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        workspace = request.user.workspace
+        parent_id = data.validated_data["parent"]
+        parent = selectors.layer_get(workspace=workspace, layer_id=parent_id) if parent_id is not None else None
+        layer = services.layer_create(
+            workspace=workspace,
+            kind=data.validated_data["kind"],
+            name=data.validated_data["name"],
+            parent=parent,
+            external_id=data.validated_data["external_id"],
+        )
+        return Response(LayerOutput(layer).data, status=status.HTTP_201_CREATED)
+
+
+class LayerDetailApi(APIView):
+    class Input(serializers.Serializer):
+        name = serializers.CharField(max_length=200, required=False)
+        parent = serializers.IntegerField(required=False)
+        external_id = serializers.CharField(max_length=200, allow_null=True, required=False)
+
+    @extend_schema(responses=LayerOutput)
+    def get(self, request: Request, layer_id: int) -> Response:
+        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        return Response(LayerOutput(layer).data)
+
+    @extend_schema(request=Input, responses=LayerOutput)
+    def patch(self, request: Request, layer_id: int) -> Response:
+        workspace = request.user.workspace
+        layer = selectors.layer_get(workspace=workspace, layer_id=layer_id)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes: dict[str, Any] = dict(data.validated_data)
+        if "parent" in changes:
+            changes["parent"] = selectors.layer_get(workspace=workspace, layer_id=changes["parent"])
+        layer = services.layer_update(layer=layer, changes=changes)
+        return Response(LayerOutput(layer).data)
+
+    def delete(self, request: Request, layer_id: int) -> Response:
+        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        services.layer_delete(layer=layer)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ItemFields(serializers.Serializer):
+    """The writable fields of an item, shared by single, bulk and update requests."""
+
+    kind = serializers.ChoiceField(choices=ItemKind.choices)
+    type = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
+    title = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False)
+    external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+    created_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    role = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
+    parent = serializers.IntegerField(required=False, allow_null=True, default=None)
+    task_ids = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=100, required=False, default=list
+    )
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None)
+    priority = serializers.ChoiceField(choices=Priority.choices, required=False, allow_blank=True, default="")
+    group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    agent_types = serializers.ListField(
+        child=serializers.CharField(max_length=100), max_length=100, required=False, default=list
+    )
+    source_refs = serializers.ListField(
+        child=serializers.CharField(max_length=1000), max_length=100, required=False, default=list
+    )
+    importance = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
+    pinned = serializers.BooleanField(required=False, default=False)
+    metadata = serializers.DictField(required=False, default=dict)
+
+
+class ItemOutput(serializers.ModelSerializer):
+    embedded = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Item
+        fields = [
+            "id",
+            "layer",
+            "kind",
+            "type",
+            "title",
+            "content",
+            "external_id",
+            "token_count",
+            "content_hash",
+            "importance",
+            "pinned",
+            "metadata",
+            "created_at",
+            "updated_at",
+            "role",
+            "parent",
+            "task_ids",
+            "confidence",
+            "priority",
+            "group_id",
+            "agent_types",
+            "source_refs",
+            "embedded",
+        ]
+
+
+def _with_embedded_flag(items: Any) -> Any:
+    return items.annotate(embedded=ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField()))
+
+
+class ItemListCreateApi(APIView):
+    class Input(ItemFields):
+        layer = serializers.IntegerField()
+
+    @extend_schema(responses=ItemOutput(many=True))
+    def get(self, request: Request) -> Response:
+        workspace = request.user.workspace
+        layer_id = parse_int(request.query_params.get("layer"), name="layer")
+        if layer_id is not None:
+            selectors.layer_get(workspace=workspace, layer_id=layer_id)
+        items = selectors.items_list(
+            workspace=workspace,
+            layer_id=layer_id,
+            kind=request.query_params.get("kind") or None,
+            type=request.query_params.get("type") or None,
+        )
+        paginator = DefaultPagination()
+        page = paginator.paginate_queryset(_with_embedded_flag(items), request, view=self)
+        return paginator.get_paginated_response(ItemOutput(page, many=True).data)
+
+    @extend_schema(request=Input, responses={201: ItemOutput})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=fields.pop("layer"))
+        (item,) = services.items_create(layer=layer, items=[ItemInput(**fields)])
+        item.embedded = False  # type: ignore[attr-defined]
+        return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)
+
+
+class ItemBulkCreateApi(APIView):
+    class Input(serializers.Serializer):
+        layer = serializers.IntegerField()
+        items = ItemFields(many=True, allow_empty=False, max_length=settings.BULK_MAX_ITEMS)
+
+    class Output(serializers.Serializer):
+        ids = serializers.ListField(child=serializers.IntegerField())
+
+    @extend_schema(request=Input, responses={201: Output})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=data.validated_data["layer"])
+        items = services.items_create(layer=layer, items=[ItemInput(**f) for f in data.validated_data["items"]])
+        return Response({"ids": [item.pk for item in items]}, status=status.HTTP_201_CREATED)
+
+
+class ItemDetailApi(APIView):
+    class Input(ItemFields):
+        kind = None  # the kind of an item never changes
+        content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False, required=False)
+
+    @extend_schema(responses=ItemOutput)
+    def get(self, request: Request, item_id: int) -> Response:
+        workspace = request.user.workspace
+        selectors.item_get(workspace=workspace, item_id=item_id)
+        item = _with_embedded_flag(selectors.items_list(workspace=workspace)).get(pk=item_id)
+        return Response(ItemOutput(item).data)
+
+    @extend_schema(request=Input, responses=ItemOutput)
+    def patch(self, request: Request, item_id: int) -> Response:
+        workspace = request.user.workspace
+        item = selectors.item_get(workspace=workspace, item_id=item_id)
+        data = self.Input(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        changes = {key: value for key, value in data.validated_data.items() if key in request.data}
+        if "parent" in changes:
+            raise InvalidInput("a message's parent cannot change", code="invalid_parent")
+        services.item_update(item=item, changes=changes)
+        item = _with_embedded_flag(selectors.items_list(workspace=workspace)).get(pk=item_id)
+        return Response(ItemOutput(item).data)
+
+    def delete(self, request: Request, item_id: int) -> Response:
+        item = selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        services.item_delete(item=item)
+        return Response(status=status.HTTP_204_NO_CONTENT)

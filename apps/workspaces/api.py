@@ -1,0 +1,74 @@
+"""Agent API for the key's workspace: status at a glance and API key management."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiTypes, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core import background, embeddings
+from apps.core.errors import NotFound
+from apps.layers.models import Item, Layer
+from apps.layers.vectors import vector_available
+from apps.workspaces.models import ApiKey
+from apps.workspaces.services import api_key_create, api_key_revoke
+
+
+class StatusApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request) -> Response:
+        workspace = request.user.workspace
+        provider = embeddings.get_provider()
+        return Response(
+            {
+                "workspace": workspace.slug,
+                "layers": Layer.objects.filter(workspace=workspace).count(),
+                "items": Item.objects.filter(workspace=workspace).count(),
+                "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
+                "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
+                "providers": {
+                    "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},
+                    "vector_search": "pgvector" if vector_available() else None,
+                    "keyword_search": "postgresql-fts",
+                    "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
+                    "tokenizer": "tiktoken",
+                    "default_model": settings.DEFAULT_MODEL,
+                },
+            }
+        )
+
+
+class ApiKeyOutput(serializers.ModelSerializer):
+    class Meta:
+        model = ApiKey
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class ApiKeyListCreateApi(APIView):
+    class Input(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+
+    @extend_schema(responses=ApiKeyOutput(many=True))
+    def get(self, request: Request) -> Response:
+        keys = ApiKey.objects.filter(workspace=request.user.workspace).order_by("id")
+        return Response(ApiKeyOutput(keys, many=True).data)
+
+    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        created = api_key_create(workspace=request.user.workspace, name=data.validated_data["name"])
+        body = dict(ApiKeyOutput(created.api_key).data, key=created.secret)
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ApiKeyRevokeApi(APIView):
+    @extend_schema(request=None, responses=ApiKeyOutput)
+    def post(self, request: Request, key_id: int) -> Response:
+        key = ApiKey.objects.filter(workspace=request.user.workspace, pk=key_id).first()
+        if key is None:
+            raise NotFound("API key not found", code="api_key_not_found")
+        return Response(ApiKeyOutput(api_key_revoke(api_key=key)).data)
