@@ -1,0 +1,25 @@
+# The web server, Celery worker and beat image (see docker-compose.yml). DATABASE_URL and
+# REDIS_URL are expected at run time; the embedded database is for `make run` only.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    OMP_NUM_THREADS=1
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+# Settings need a secret and a database URL to load; neither is used by collectstatic.
+RUN SECRET_KEY=collectstatic DATABASE_URL=postgres://build@localhost/build \
+    python manage.py collectstatic --noinput \
+ && useradd --create-home --uid 1000 app \
+ && mkdir -p var \
+ && chown -R app:app /app/var
+
+USER app
+EXPOSE 8000
+CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "contextarch.asgi:application"]

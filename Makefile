@@ -1,0 +1,31 @@
+# The project's commands (see README.md). Everything runs from .venv, created on first use.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+# A copy of the requirements last installed: pip runs again only when requirements.txt changes.
+INSTALLED := $(VENV)/requirements.installed
+
+.PHONY: install run test lint
+
+install: $(INSTALLED)
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(INSTALLED): requirements.txt | $(PY)
+	@if cmp -s requirements.txt $(INSTALLED); then touch $(INSTALLED); else \
+		echo "Installing requirements.txt into $(VENV)"; \
+		$(PY) -m pip install --disable-pip-version-check --quiet -r requirements.txt && \
+		cp requirements.txt $(INSTALLED); fi
+
+run: install
+	@scripts/run.sh
+
+test: install
+	$(VENV)/bin/pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py check
+	$(PY) manage.py makemigrations --check --dry-run

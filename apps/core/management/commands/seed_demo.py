@@ -1,0 +1,45 @@
+"""`manage.py seed_demo`: the demo workspace and admin login (created once), printed every time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from apps.core import background
+from apps.core.demo import demo_seed
+
+EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did retries storm?", "token_budget": 500}'
+
+
+class Command(BaseCommand):
+    help = "Create the demo workspace, its items and an admin login once; print the URL, API key and login."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the service will answer.")
+        parser.add_argument(
+            "--credentials",
+            type=Path,
+            default=None,
+            help="File keeping the demo's API key and password (default: var/demo_credentials.json).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = options["credentials"] or Path(settings.VAR_DIR) / "demo_credentials.json"
+        result = demo_seed(credentials_path=path)
+        background.wait_idle(300)
+        creds, url = result.credentials, options["url"].rstrip("/")
+        state = "created" if result.created else "ready"
+        self.stdout.write(
+            f"Demo workspace {creds.workspace!r} {state}: {result.layers} layers, {result.items} items "
+            f"({result.embedded} embedded now). Credentials kept in {path}."
+        )
+        self.stdout.write(f"  URL:      {url}/")
+        self.stdout.write(f"  Login:    {creds.username} / {creds.password}")
+        self.stdout.write(f"  API key:  {creds.api_key}")
+        self.stdout.write(
+            f"  Try:      curl -s {url}/api/v1/context/ -H 'Authorization: Bearer {creds.api_key}' "
+            f"-H 'Content-Type: application/json' -d '{EXAMPLE_REQUEST}'"
+        )
