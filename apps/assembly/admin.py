@@ -26,7 +26,7 @@ class AssemblyRecordAdmin(admin.ModelAdmin):
         "cache_hit",
         "created_at",
     ]
-    list_filter = ["cache_hit", "model", "workspace"]
+    list_filter = ["cache_hit", "sampled", "model", "workspace"]
     search_fields = ["=trace_id", "layer__name"]
     list_select_related = ["workspace", "layer"]
     date_hierarchy = "created_at"
@@ -46,6 +46,7 @@ class AssemblyRecordAdmin(admin.ModelAdmin):
         "truncated_count",
         "elapsed_ms",
         "cache_hit",
+        "sampled",
         "created_at",
         "request_pretty",
         "trace_pretty",

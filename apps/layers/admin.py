@@ -1,0 +1,250 @@
+"""Admin for layers, their configurations, items and relationships.
+
+Edits of layers and items go through the layer services, so kind rules, token counts, content
+hashes and re-embedding stay right. Embeddings and search vectors are never shown in a form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.http import HttpRequest
+
+from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, Layer, LayerConfig, LayerKind, Relationship
+from apps.layers.services import item_delete, item_update, layer_create, layer_delete, layer_update
+
+
+class LayerConfigInline(admin.StackedInline):
+    model = LayerConfig
+    can_delete = False
+    readonly_fields = ["changes_since_summary", "last_summarized_at"]
+
+
+class LayerAdminForm(forms.ModelForm):
+    """Checks the hierarchy rules up front, so the service never has to refuse a saved form."""
+
+    class Meta:
+        model = Layer
+        fields = ["workspace", "kind", "name", "parent", "external_id"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        kind = data.get("kind") or (self.instance.kind if self.instance.pk else None)
+        parent: Layer | None = data.get("parent")
+        workspace = data.get("workspace") or (self.instance.workspace if self.instance.pk else None)
+        if kind == LayerKind.COMPANY:
+            if not self.instance.pk:
+                self.add_error("kind", "Each workspace has exactly one company layer, created with it.")
+            elif parent is not None:
+                self.add_error("parent", "The company layer has no parent.")
+        elif kind:
+            if parent is None:
+                self.add_error("parent", f"A {kind} layer needs a parent.")
+            elif KIND_RANK[parent.kind] >= KIND_RANK[kind]:
+                self.add_error("parent", f"A {kind} layer cannot sit under a {parent.kind} layer.")
+            elif workspace is not None and parent.workspace_id != workspace.pk:
+                self.add_error("parent", "The parent belongs to another workspace.")
+        external_id = data.get("external_id")
+        if self.instance.pk and external_id and "external_id" in self.changed_data:
+            clash = Layer.objects.filter(workspace_id=self.instance.workspace_id, kind=kind, external_id=external_id)
+            if clash.exclude(pk=self.instance.pk).exists():
+                self.add_error("external_id", f"Another {kind} layer has this external id.")
+        return data
+
+
+@admin.register(Layer)
+class LayerAdmin(admin.ModelAdmin):
+    form = LayerAdminForm
+    list_display = ["name", "kind", "workspace", "parent", "external_id", "created_at"]
+    list_filter = ["kind", "workspace"]
+    search_fields = ["name", "external_id"]
+    raw_id_fields = ["parent"]
+    list_select_related = ["workspace", "parent"]
+    inlines = [LayerConfigInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Layer | None = None) -> list[str]:
+        return ["workspace", "kind", "created_at", "updated_at"] if obj else []
+
+    def save_model(self, request: HttpRequest, obj: Layer, form: forms.ModelForm, change: bool) -> None:
+        if change:
+            changes = {
+                name: form.cleaned_data[name] for name in form.changed_data if name in {"name", "parent", "external_id"}
+            }
+            layer_update(layer=Layer.objects.get(pk=obj.pk), changes=changes)
+            return
+        created = layer_create(
+            workspace=obj.workspace,
+            kind=obj.kind,
+            name=obj.name,
+            parent=obj.parent,
+            external_id=obj.external_id or None,
+        )
+        obj.pk, obj.created_at, obj.updated_at = created.pk, created.created_at, created.updated_at
+        obj._state.adding = False
+
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
+        # layer_create already made the config with the kind's defaults; a new layer keeps them.
+        if change:
+            super().save_formset(request, form, formset, change)
+
+    def get_inlines(self, request: HttpRequest, obj: Layer | None) -> list[type[admin.options.InlineModelAdmin]]:
+        return [LayerConfigInline] if obj else []
+
+    def has_delete_permission(self, request: HttpRequest, obj: Layer | None = None) -> bool:
+        if obj is not None and obj.kind == LayerKind.COMPANY:
+            return False  # the workspace's root goes only with the workspace
+        return super().has_delete_permission(request, obj)
+
+    def delete_model(self, request: HttpRequest, obj: Layer) -> None:
+        layer_delete(layer=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Layer]) -> None:
+        queryset.exclude(kind=LayerKind.COMPANY).delete()
+
+
+@admin.register(LayerConfig)
+class LayerConfigAdmin(admin.ModelAdmin):
+    list_display = [
+        "layer",
+        "update_interval_seconds",
+        "update_on_changes",
+        "personalization",
+        "skip_if_unchanged",
+        "changes_since_summary",
+        "last_summarized_at",
+    ]
+    list_filter = ["personalization", "skip_if_unchanged", "layer__kind"]
+    search_fields = ["layer__name"]
+    list_select_related = ["layer"]
+    readonly_fields = ["layer", "changes_since_summary", "last_summarized_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # every layer gets its config when it is created
+
+
+# Fields the item service accepts as changes (see apps.layers.services.item_update).
+ITEM_EDITABLE = [
+    "type",
+    "title",
+    "content",
+    "external_id",
+    "created_at",
+    "role",
+    "task_ids",
+    "confidence",
+    "priority",
+    "group_id",
+    "agent_types",
+    "source_refs",
+    "importance",
+    "pinned",
+    "metadata",
+]
+
+
+class ItemAdminForm(forms.ModelForm):
+    """Checks what the item service would refuse, so a bad edit is a form error and not a 500."""
+
+    class Meta:
+        model = Item
+        fields = ITEM_EDITABLE
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        kind = self.instance.kind
+        allowed = ITEM_TYPES.get(kind)
+        if allowed is not None and data.get("type", "") not in allowed:
+            self.add_error("type", f"A {kind} takes one of: {', '.join(t or '(none)' for t in allowed)}.")
+        if not str(data.get("content", "x")).strip():
+            self.add_error("content", "Content must not be empty.")
+        for name in ("confidence", "importance"):
+            value = data.get(name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                self.add_error(name, "Must be within [0, 1].")
+        if kind == "message" and not data.get("role"):
+            self.add_error("role", "A message needs a role.")
+        if kind != "message" and data.get("role"):
+            self.add_error("role", "Only messages have a role.")
+        external_id = data.get("external_id")
+        if external_id and "external_id" in self.changed_data:
+            clash = Item.objects.filter(layer_id=self.instance.layer_id, external_id=external_id)
+            if clash.exclude(pk=self.instance.pk).exists():
+                self.add_error("external_id", "Another item of this layer has this external id.")
+        return data
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    """Items come in through the API; here they can be read, corrected and deleted."""
+
+    form = ItemAdminForm
+    list_display = [
+        "id",
+        "kind",
+        "type",
+        "short_text",
+        "layer",
+        "workspace",
+        "token_count",
+        "pinned",
+        "embedded",
+        "created_at",
+    ]
+    list_filter = ["kind", "type", "pinned", "workspace", ("embedding_model", admin.EmptyFieldListFilter)]
+    search_fields = ["title", "content", "external_id"]
+    list_select_related = ["layer", "workspace"]
+    readonly_fields = [
+        "workspace",
+        "layer",
+        "kind",
+        "parent",
+        "token_count",
+        "content_hash",
+        "embedding_model",
+        "updated_at",
+    ]
+    date_hierarchy = "created_at"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Item]:
+        # Never load the 384 floats or the tsvector; whether an embedding exists is enough.
+        embedded = ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField())
+        return super().get_queryset(request).defer("embedding", "search_vector").annotate(has_embedding=embedded)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(boolean=True, description="Embedded", ordering="has_embedding")
+    def embedded(self, obj: Item) -> bool:
+        return bool(getattr(obj, "has_embedding", False))
+
+    @admin.display(description="Text")
+    def short_text(self, obj: Item) -> str:
+        text = obj.title or obj.content
+        return text if len(text) <= 80 else f"{text[:79]}…"
+
+    def save_model(self, request: HttpRequest, obj: Item, form: forms.ModelForm, change: bool) -> None:
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ITEM_EDITABLE}
+        item_update(item=Item.objects.select_related("layer").get(pk=obj.pk), changes=changes)
+
+    def delete_model(self, request: HttpRequest, obj: Item) -> None:
+        item_delete(item=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Item]) -> None:
+        for item in queryset.select_related("layer"):
+            item_delete(item=item)
+
+
+@admin.register(Relationship)
+class RelationshipAdmin(admin.ModelAdmin):
+    list_display = ["source", "kind", "target", "weight", "workspace", "created_at"]
+    list_filter = ["kind", "workspace"]
+    search_fields = ["source__title", "target__title"]
+    raw_id_fields = ["source", "target"]
+    list_select_related = ["workspace", "source", "target"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Relationship]:
+        heavy = ["source__embedding", "source__search_vector", "target__embedding", "target__search_vector"]
+        return super().get_queryset(request).defer(*heavy)

@@ -1,0 +1,74 @@
+"""Admin for workspaces, memberships and API keys. Key secrets never appear; hashes are not editable."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.forms import ModelForm
+from django.http import HttpRequest
+
+from apps.workspaces.models import ApiKey, Membership, Workspace
+from apps.workspaces.services import api_key_create, api_key_revoke
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+    fields = ["user", "role", "created_at"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "created_at"]
+    search_fields = ["slug", "name"]
+    readonly_fields = ["created_at"]
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "workspace", "role", "created_at"]
+    list_filter = ["role", "workspace"]
+    search_fields = ["user__username", "user__email", "workspace__slug"]
+    autocomplete_fields = ["user", "workspace"]
+    list_select_related = ["user", "workspace"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Keys are created through the service (the secret is shown once, in a message) and revoked, not edited."""
+
+    list_display = ["name", "workspace", "prefix", "created_at", "last_used_at", "revoked_at", "active"]
+    list_filter = ["workspace", ("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["name", "prefix", "workspace__slug"]
+    list_select_related = ["workspace"]
+    exclude = ["key_hash"]
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+        if obj is None:
+            return ["prefix", "created_at", "last_used_at", "revoked_at"]
+        return ["workspace", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+    @admin.display(boolean=True, description="Active")
+    def active(self, obj: ApiKey) -> bool:
+        return obj.is_active
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: ModelForm, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        # A key is born only through the service, which generates the secret and stores its hash.
+        created = api_key_create(workspace=obj.workspace, name=obj.name)
+        saved = created.api_key
+        obj.pk, obj.prefix, obj.key_hash, obj.created_at = saved.pk, saved.prefix, saved.key_hash, saved.created_at
+        obj._state.adding = False
+        messages.warning(request, f"The new key is {created.secret} — copy it now, it is not shown again.")
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        for api_key in queryset:
+            api_key_revoke(api_key=api_key)
+        messages.success(request, f"Revoked {queryset.count()} key(s).")

@@ -1,0 +1,205 @@
+"""The pages: login, the layers home page and the HTMX context preview, in both modes."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import AbstractUser
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create, layer_create
+from apps.workspaces.models import Membership, Role
+from tests.conftest import Tenant
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def member(tenant: Tenant, django_user_model: type[AbstractUser]) -> AbstractUser:
+    user = django_user_model.objects.create_user(username="ada", password=PASSWORD)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    return user
+
+
+@pytest.fixture
+def browser(client: Client, member: AbstractUser) -> Client:
+    client.force_login(member)
+    return client
+
+
+@pytest.fixture
+def project(tenant: Tenant) -> Layer:
+    org = layer_create(workspace=tenant.workspace, kind="org", name="Engineering", parent=tenant.root)
+    project = layer_create(workspace=tenant.workspace, kind="project", name="Billing", parent=org, external_id="bill")
+    items_create(
+        layer=project,
+        items=[
+            ItemInput(kind="memory", type="fact", content="Invoices are generated nightly by the billing cron job."),
+            ItemInput(kind="memory", type="decision", content="Billing retries failed card payments three times."),
+            ItemInput(kind="spec", type="requirement", content="Every invoice carries the customer's VAT number."),
+        ],
+    )
+    return project
+
+
+def preview_form(layer: Layer, **overrides: str) -> dict[str, str]:
+    return {
+        "layer": str(layer.pk),
+        "query": "invoices billing",
+        "token_budget": "500",
+        "format": "markdown",
+        "model": "gpt-4o",
+        **overrides,
+    }
+
+
+@pytest.mark.parametrize("url", ["/", "/preview/"])
+def test_it_sends_anonymous_visitors_to_the_login_page(client: Client, db: None, url: str) -> None:
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(f"/login/?next={url}")
+
+
+def test_it_signs_in_with_a_password_and_out_with_a_post(client: Client, member: AbstractUser) -> None:
+    page = client.get("/login/")
+    assert page.status_code == 200
+    assert b'name="password"' in page.content
+
+    signed_in = client.post("/login/", {"username": "ada", "password": PASSWORD})
+    assert signed_in.status_code == 302
+    assert signed_in["Location"] == "/"
+    assert client.get("/").status_code == 200
+
+    signed_out = client.post("/logout/")
+    assert signed_out.status_code == 302
+    assert signed_out["Location"] == "/login/"
+    assert client.get("/").status_code == 302
+
+
+def test_it_refuses_a_wrong_password(client: Client, member: AbstractUser) -> None:
+    response = client.post("/login/", {"username": "ada", "password": "nope"})
+    assert response.status_code == 200
+    assert b'role="alert"' in response.content
+
+
+def test_it_lists_the_workspace_layers_as_a_tree_with_item_counts(browser: Client, project: Layer) -> None:
+    response = browser.get("/")
+    assert response.status_code == 200
+    rows = response.context["rows"]
+    assert [(row.kind, row.name, row.depth) for row in rows] == [
+        ("company", "acme", 0),
+        ("org", "Engineering", 1),
+        ("project", "Billing", 2),
+    ]
+    assert [row.item_count for row in rows] == [0, 0, 3]
+    html = response.content.decode()
+    assert "<code>bill</code>" in html
+    assert f'href="/preview/?layer={project.pk}"' in html
+
+
+def test_it_lists_layers_in_the_same_number_of_queries_however_many_there_are(browser: Client, tenant: Tenant) -> None:
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert browser.get("/").status_code == 200
+        return len(queries)
+
+    browser.get("/")  # the first visit stores the chosen workspace in the session
+    few = count_queries()
+    for index in range(12):
+        team = layer_create(workspace=tenant.workspace, kind="team", name=f"Team {index}", parent=tenant.root)
+        items_create(layer=team, items=[ItemInput(kind="document", content=f"Team {index} charter.")])
+    assert count_queries() == few
+    assert few <= 4  # session, user, workspaces, layers with their counts
+
+
+def test_it_switches_workspace_with_a_query_parameter_and_remembers_it(
+    browser: Client, member: AbstractUser, other_tenant: Tenant
+) -> None:
+    Membership.objects.create(workspace=other_tenant.workspace, user=member, role=Role.OPERATOR)
+    assert browser.get("/").context["workspace"].slug == "acme"
+
+    switched = browser.get("/?workspace=globex")
+    assert switched.context["workspace"].slug == "globex"
+    assert [row.name for row in switched.context["rows"]] == ["globex"]
+    assert b'name="workspace"' in switched.content  # the switcher shows for members of several
+    assert browser.get("/preview/").context["workspace"].slug == "globex"
+
+
+def test_it_never_switches_to_a_workspace_the_user_is_not_a_member_of(browser: Client, other_tenant: Tenant) -> None:
+    response = browser.get("/?workspace=globex")
+    assert response.context["workspace"].slug == "acme"
+    assert b"globex" not in response.content
+
+
+def test_it_tells_a_user_without_a_workspace_how_to_get_one(
+    client: Client, db: None, django_user_model: type[AbstractUser]
+) -> None:
+    client.force_login(django_user_model.objects.create_user(username="loner", password=PASSWORD))
+    for url in ("/", "/preview/"):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert b"No workspace yet" in response.content
+
+
+def test_it_shows_the_preview_form_with_the_layer_from_the_link_selected(browser: Client, project: Layer) -> None:
+    response = browser.get(f"/preview/?layer={project.pk}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'hx-post="/preview/"' in html
+    assert 'action="/preview/"' in html  # works without JavaScript too
+    assert f'<option value="{project.pk}" selected>' in html
+    assert 'id="preview-result"' in html
+
+
+def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(browser: Client, project: Layer) -> None:
+    response = browser.post("/preview/", preview_form(project))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html
+    assert 'id="chunk-table"' in html
+    assert "Invoices are generated nightly" in html
+    result = response.context["result"]
+    assert 0 < result["total_tokens"] <= 500
+    assert f'style="width: {result["used_percent"]}%"' in html
+    assert "Project: Billing" in html  # the chunk's layer, by name
+
+
+def test_it_returns_only_the_result_fragment_to_htmx(browser: Client, project: Layer) -> None:
+    response = browser.post("/preview/", preview_form(project), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    html = response.content.decode().strip()
+    assert html.startswith('<section id="preview-result"')
+    assert "<html" not in html
+    assert "<form" not in html
+    assert 'id="chunk-table"' in html
+    assert "Invoices are generated nightly" in html
+    assert "<pre" in html and "token-bar" in html
+    assert "HX-Request" in response["Vary"]
+
+
+@pytest.mark.parametrize("budget", ["0", "-5", "abc", "", "99999999999"])
+@pytest.mark.parametrize("htmx", [False, True])
+def test_it_shows_a_bad_budget_as_a_form_error_not_a_500(
+    browser: Client, project: Layer, budget: str, htmx: bool
+) -> None:
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = browser.post("/preview/", preview_form(project, token_budget=budget), **headers)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "The context could not be assembled" in html
+    assert "Token budget:" in html
+    assert 'id="chunk-table"' not in html
+
+
+def test_it_shows_a_service_refusal_as_a_form_error(browser: Client, project: Layer) -> None:
+    response = browser.post("/preview/", preview_form(project, query="  "), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert b"(missing_query)" in response.content
+
+
+def test_it_refuses_a_layer_of_another_workspace(browser: Client, project: Layer, other_tenant: Tenant) -> None:
+    response = browser.post("/preview/", preview_form(other_tenant.root), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert b"Select a valid choice" in response.content

@@ -1,0 +1,122 @@
+"""Django admin: every model has a changelist that loads, and the sensitive fields stay out of forms."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import AbstractUser
+from django.test import Client
+
+from apps.assembly.params import ContextParams
+from apps.assembly.services import context_assemble
+from apps.layers.models import Item
+from apps.layers.services import ItemInput, items_create
+from apps.workspaces.models import ApiKey
+from apps.workspaces.selectors import api_key_get_active
+from tests.conftest import Tenant
+
+OUR_MODELS = sorted(
+    f"{model._meta.app_label}.{model._meta.model_name}"
+    for model in admin.site._registry
+    if model.__module__.startswith("apps.")
+)
+
+
+@pytest.fixture
+def superuser_client(client: Client, django_user_model: type[AbstractUser], tenant: Tenant) -> Client:
+    items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content="The sky is blue.")])
+    context_assemble(workspace=tenant.workspace, params=ContextParams(layer_id=tenant.root.pk, query="sky"))
+    client.force_login(django_user_model.objects.create_superuser(username="root", password="x" * 12))
+    return client
+
+
+def test_it_registers_every_model_of_every_app() -> None:
+    expected = {
+        "workspaces.workspace",
+        "workspaces.membership",
+        "workspaces.apikey",
+        "layers.layer",
+        "layers.layerconfig",
+        "layers.item",
+        "layers.relationship",
+        "summaries.summary",
+        "profiles.agentprofile",
+        "error_patterns.errorpattern",
+        "assembly.assemblyrecord",
+    }
+    assert expected <= set(OUR_MODELS)
+
+
+@pytest.mark.parametrize("label", OUR_MODELS)
+def test_it_loads_each_changelist_for_a_superuser(superuser_client: Client, label: str) -> None:
+    app_label, model_name = label.split(".")
+    response = superuser_client.get(f"/admin/{app_label}/{model_name}/")
+    assert response.status_code == 200
+
+
+def test_it_never_puts_an_embedding_in_the_item_form(superuser_client: Client) -> None:
+    item = Item.objects.get(content="The sky is blue.")
+    response = superuser_client.get(f"/admin/layers/item/{item.pk}/change/")
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert "embedding" not in form.fields
+    assert "search_vector" not in form.fields
+
+
+def test_it_edits_an_item_through_the_service_so_hash_and_tokens_follow(superuser_client: Client) -> None:
+    item = Item.objects.get(content="The sky is blue.")
+    old_hash = item.content_hash
+    data = {
+        "type": "fact",
+        "title": "",
+        "content": "The sky is blue, and the sea reflects it back.",
+        "external_id": "",
+        "created_at_0": item.created_at.strftime("%Y-%m-%d"),
+        "created_at_1": item.created_at.strftime("%H:%M:%S"),
+        "role": "",
+        "task_ids": "",
+        "confidence": "",
+        "priority": "",
+        "group_id": "",
+        "agent_types": "",
+        "source_refs": "",
+        "importance": "0.5",
+        "metadata": "{}",
+    }
+    response = superuser_client.post(f"/admin/layers/item/{item.pk}/change/", data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    item.refresh_from_db()
+    assert item.content_hash != old_hash
+    assert item.token_count > 5
+
+
+def test_it_refuses_an_item_type_its_kind_does_not_take(superuser_client: Client) -> None:
+    item = Item.objects.get(content="The sky is blue.")
+    data = {
+        "type": "requirement",
+        "content": "x",
+        "created_at_0": "2024-01-01",
+        "created_at_1": "00:00:00",
+        "importance": "0.5",
+        "metadata": "{}",
+    }
+    response = superuser_client.post(f"/admin/layers/item/{item.pk}/change/", data)
+    assert response.status_code == 200
+    assert "type" in response.context["adminform"].form.errors
+
+
+def test_it_hides_the_key_hash_and_shows_a_new_secret_once(superuser_client: Client, tenant: Tenant) -> None:
+    key = ApiKey.objects.get(workspace=tenant.workspace)
+    page = superuser_client.get(f"/admin/workspaces/apikey/{key.pk}/change/")
+    assert page.status_code == 200
+    assert "key_hash" not in page.context["adminform"].form.fields
+    assert key.key_hash not in page.content.decode()
+
+    added = superuser_client.post(
+        "/admin/workspaces/apikey/add/", {"workspace": tenant.workspace.pk, "name": "ci"}, follow=True
+    )
+    assert added.status_code == 200
+    notice = next(str(m) for m in added.context["messages"] if "copy it now" in str(m))
+    secret = notice.split("The new key is ", 1)[1].split(" ", 1)[0]
+    created = api_key_get_active(secret=secret)
+    assert created is not None and created.name == "ci"
