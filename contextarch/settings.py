@@ -95,6 +95,8 @@ if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
     DATABASES = {"default": embedded_database(VAR_DIR / "pgdata")}
+# Separate test databases let several test runs share one server (CI uses the default).
+DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", f"test_{DATABASES['default']['NAME']}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and Redis ---------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+"""The pure engine: ranking order, packing, truncation, formats and the budget invariant."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apps.assembly.engine import Candidate, RankWeights, assemble, rank
+from apps.assembly.engine.truncate import cut_to_fit, sentences
+from apps.core.tokenizer import count_tokens
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def o200k(text: str) -> int:
+    return count_tokens(text, "o200k_base")
+
+
+def cand(id: int, content: str, **kw: object) -> Candidate:
+    defaults: dict[str, object] = {
+        "kind": "memory",
+        "type": "fact",
+        "layer_id": 1,
+        "layer_name": "session",
+        "created_at": NOW,
+    }
+    defaults.update(kw)
+    return Candidate(id=id, content=content, **defaults)  # type: ignore[arg-type]
+
+
+def test_it_ranks_pinned_items_first_then_by_fused_relevance() -> None:
+    items = [
+        cand(1, "keyword only", keyword_rank=1, keyword_score=0.3),
+        cand(2, "both", vector_rank=2, vector_similarity=0.8, keyword_rank=2, keyword_score=0.2),
+        cand(3, "pinned but irrelevant", pinned=True),
+        cand(4, "vector only", vector_rank=1, vector_similarity=0.9),
+    ]
+    ranked = rank(items, weights=RankWeights(), now=NOW)
+    assert [s.candidate.id for s in ranked] == [3, 2, 1, 4] or [s.candidate.id for s in ranked] == [3, 2, 4, 1]
+    assert ranked[0].parts["pinned"] == 1.0
+    assert ranked[1].parts["vector_rank"] == 2.0 and ranked[1].parts["keyword_rank"] == 2.0
+
+
+def test_it_prefers_recent_items_when_relevance_ties() -> None:
+    old = cand(1, "old", vector_rank=1, created_at=NOW - timedelta(days=365))
+    new = cand(2, "new", vector_rank=1, created_at=NOW)
+    ranked = rank([old, new], weights=RankWeights(), now=NOW)
+    assert [s.candidate.id for s in ranked] == [2, 1]
+    assert ranked[0].parts["recency"] > ranked[1].parts["recency"]
+
+
+def test_it_packs_whole_items_in_rank_order_within_the_budget() -> None:
+    ranked = rank(
+        [cand(i, f"Fact number {i} is short.", vector_rank=i) for i in range(1, 6)], weights=RankWeights(), now=NOW
+    )
+    result = assemble(ranked, budget=30, fmt="text", count=o200k)
+    assert result.total_tokens == o200k(result.context) <= 30
+    assert [c.id for c in result.chunks] == [1, 2, 3][: len(result.chunks)]
+    assert result.overflow_count == 5 - len(result.chunks)
+    assert {e.id for e in result.trace} == {1, 2, 3, 4, 5}
+    excluded = [e for e in result.trace if e.decision == "excluded"]
+    assert all(e.reason == "over_budget" and e.tokens > 0 for e in excluded)
+
+
+def test_it_cuts_the_item_that_does_not_fit_at_a_sentence_boundary() -> None:
+    long_text = " ".join(f"Sentence number {i} says something useful." for i in range(1, 40))
+    ranked = rank([cand(1, long_text, vector_rank=1)], weights=RankWeights(), now=NOW)
+    result = assemble(ranked, budget=60, fmt="text", count=o200k)
+    (chunk,) = result.chunks
+    assert chunk.truncated and result.truncated_count == 1
+    assert chunk.text.endswith("useful.") and long_text.startswith(chunk.text)
+    assert result.total_tokens == o200k(result.context) <= 60
+    assert result.trace[0].decision == "truncated"
+
+
+def test_it_excludes_an_item_whose_first_sentence_does_not_fit() -> None:
+    ranked = rank([cand(1, "word " * 200, vector_rank=1)], weights=RankWeights(), now=NOW)
+    result = assemble(ranked, budget=20, fmt="markdown", count=o200k)
+    assert result.chunks == () and result.context == "" and result.total_tokens == 0
+    assert result.trace[0].reason == "over_budget"
+
+
+def test_it_renders_json_chunks_with_id_type_source_and_relevance() -> None:
+    ranked = rank(
+        [cand(7, "Backups are kept 35 days.", vector_rank=1, title="Backups")], weights=RankWeights(), now=NOW
+    )
+    result = assemble(ranked, budget=200, fmt="json", count=o200k)
+    (obj,) = json.loads(result.context)
+    assert obj["id"] == 7 and obj["type"] == "memory/fact" and obj["source"] == "session"
+    assert 0 < obj["relevance"] <= 1 and obj["content"] == "Backups are kept 35 days."
+
+
+def test_it_renders_markdown_with_headers() -> None:
+    ranked = rank([cand(1, "Body.", vector_rank=1, title="A title")], weights=RankWeights(), now=NOW)
+    result = assemble(ranked, budget=200, fmt="markdown", count=o200k)
+    assert result.context.startswith("# Context\n\n## A title\n")
+
+
+def test_it_records_duplicates_in_the_trace() -> None:
+    c = cand(1, "Same.", vector_rank=1)
+    ranked = rank([c, c], weights=RankWeights(), now=NOW)
+    result = assemble(ranked, budget=100, fmt="text", count=o200k)
+    assert len(result.chunks) == 1
+    assert [e.reason for e in result.trace] == ["fits", "duplicate"]
+
+
+def test_it_splits_sentences_without_losing_text() -> None:
+    text = "One. Two! Three?\n\nFour"
+    assert "".join(sentences(text)) == text
+    assert cut_to_fit(text, lambda t: len(t) <= 10) == "One. Two!"
+    assert cut_to_fit("No boundary here", lambda t: False) is None
+
+
+words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=300)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    contents=st.lists(words, min_size=0, max_size=12),
+    titles=st.lists(st.text(max_size=20), min_size=12, max_size=12),
+    pinned=st.lists(st.booleans(), min_size=12, max_size=12),
+    budget=st.integers(min_value=1, max_value=400),
+    fmt=st.sampled_from(["json", "markdown", "text"]),
+    encoding=st.sampled_from(["o200k_base", "cl100k_base"]),
+)
+def test_it_never_exceeds_the_token_budget(
+    contents: list[str], titles: list[str], pinned: list[bool], budget: int, fmt: str, encoding: str
+) -> None:
+    def count(text: str) -> int:
+        return count_tokens(text, encoding)
+
+    items = [cand(i, text, title=titles[i], pinned=pinned[i], vector_rank=i + 1) for i, text in enumerate(contents)]
+    result = assemble(rank(items, weights=RankWeights(), now=NOW), budget=budget, fmt=fmt, count=count)
+    assert result.total_tokens == count(result.context)
+    assert result.total_tokens <= budget
+    assert len(result.trace) == len(items)
