@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from apps.core import background
 from apps.core.demo import demo_seed
 
-EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did retries storm?", "token_budget": 500}'
+EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did retries storm?", "token_budget": 300}'
 
 
 class Command(BaseCommand):
@@ -37,7 +37,7 @@ class Command(BaseCommand):
             f"({result.embedded} embedded now). Credentials kept in {path}."
         )
         self.stdout.write(f"  URL:      {url}/")
-        self.stdout.write(f"  Login:    {creds.username} / {creds.password}")
+        self.stdout.write(f"  Login:    {url}/login/ as {creds.username} / {creds.password}")
         self.stdout.write(f"  API key:  {creds.api_key}")
         self.stdout.write(
             f"  Try:      curl -s {url}/api/v1/context/ -H 'Authorization: Bearer {creds.api_key}' "
