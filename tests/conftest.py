@@ -1,4 +1,5 @@
 """Shared fixtures: workspaces with their API keys and authenticated API clients."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
