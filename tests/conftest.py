@@ -13,6 +13,14 @@ from apps.workspaces.models import Workspace
 from apps.workspaces.services import workspace_create
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Connections opened by worker threads (Channels, background) close after use under test,
+    so the test database can be dropped at the end of the run."""
+    from django.conf import settings
+
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+
 @dataclass
 class Tenant:
     """A workspace, its company root, its API key secret and a client that sends it."""

@@ -2,4 +2,10 @@
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from apps.workspaces.consumers import StatusConsumer
+
+websocket_urlpatterns = [
+    path("ws/v1/status/", StatusConsumer.as_asgi()),
+]

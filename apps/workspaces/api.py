@@ -2,43 +2,22 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiTypes, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core import background, embeddings
 from apps.core.errors import NotFound
-from apps.layers.models import Item, Layer
-from apps.layers.vectors import vector_available
 from apps.workspaces.models import ApiKey
+from apps.workspaces.selectors import workspace_status
 from apps.workspaces.services import api_key_create, api_key_revoke
 
 
 class StatusApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
-        workspace = request.user.workspace
-        provider = embeddings.get_provider()
-        return Response(
-            {
-                "workspace": workspace.slug,
-                "layers": Layer.objects.filter(workspace=workspace).count(),
-                "items": Item.objects.filter(workspace=workspace).count(),
-                "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
-                "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
-                "providers": {
-                    "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},
-                    "vector_search": "pgvector" if vector_available() else None,
-                    "keyword_search": "postgresql-fts",
-                    "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
-                    "tokenizer": "tiktoken",
-                    "default_model": settings.DEFAULT_MODEL,
-                },
-            }
-        )
+        return Response(workspace_status(workspace=request.user.workspace))
 
 
 class ApiKeyOutput(serializers.ModelSerializer):

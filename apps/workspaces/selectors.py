@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from apps.workspaces.keys import hash_secret
@@ -24,3 +27,30 @@ def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> list[Works
 
 def membership_get(*, workspace: Workspace, user: AbstractBaseUser) -> Membership | None:
     return Membership.objects.filter(workspace=workspace, user_id=user.pk).first()
+
+
+def workspace_status(*, workspace: Workspace) -> dict[str, Any]:
+    """The workspace at a glance: counts, embedding backlog, background queue and active providers.
+
+    A client that bulk-loads polls this until `items_pending_embedding` is 0.
+    """
+    from apps.core import background, embeddings
+    from apps.layers.models import Item, Layer
+    from apps.layers.vectors import vector_available
+
+    provider = embeddings.get_provider()
+    return {
+        "workspace": workspace.slug,
+        "layers": Layer.objects.filter(workspace=workspace).count(),
+        "items": Item.objects.filter(workspace=workspace).count(),
+        "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
+        "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
+        "providers": {
+            "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},
+            "vector_search": "pgvector" if vector_available() else None,
+            "keyword_search": "postgresql-fts",
+            "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
+            "tokenizer": "tiktoken",
+            "default_model": settings.DEFAULT_MODEL,
+        },
+    }

@@ -1,0 +1,44 @@
+"""The status WebSocket: authenticated on connect and on every message, scoped to the key's workspace."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async as sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from apps.workspaces.services import api_key_revoke
+from contextarch.asgi import application
+from tests.conftest import make_tenant
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.anyio]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_it_refuses_a_connection_without_a_valid_key() -> None:
+    for path in ("/ws/v1/status/", "/ws/v1/status/?api_key=ca_wrong"):
+        communicator = WebsocketCommunicator(application, path)
+        connected, code = await communicator.connect()
+        assert not connected and code == 4401
+
+
+async def test_it_answers_status_for_the_keys_workspace_until_the_key_is_revoked() -> None:
+    tenant = await sync_to_async(make_tenant)("ws")
+    communicator = WebsocketCommunicator(
+        application, "/ws/v1/status/", headers=[(b"authorization", f"Bearer {tenant.secret}".encode())]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.send_json_to({"type": "status"})
+    reply = await communicator.receive_json_from(timeout=10)
+    assert reply["type"] == "status" and reply["data"]["workspace"] == "ws" and reply["data"]["layers"] == 1
+    await communicator.send_json_to({"type": "nonsense"})
+    assert (await communicator.receive_json_from())["error"]["code"] == "invalid_message"
+    key = await sync_to_async(lambda: tenant.workspace.api_keys.get())()
+    await sync_to_async(api_key_revoke)(api_key=key)
+    await communicator.send_json_to({"type": "status"})
+    assert (await communicator.receive_json_from())["error"]["code"] == "invalid_api_key"
+    await communicator.disconnect()
