@@ -9,8 +9,8 @@ from django.test import Client
 
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
-from apps.layers.models import Item
-from apps.layers.services import ItemInput, items_create
+from apps.layers.models import Item, Layer, LayerConfig
+from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import ApiKey
 from apps.workspaces.selectors import api_key_get_active
 from tests.conftest import Tenant
@@ -120,3 +120,29 @@ def test_it_hides_the_key_hash_and_shows_a_new_secret_once(superuser_client: Cli
     secret = notice.split("The new key is ", 1)[1].split(" ", 1)[0]
     created = api_key_get_active(secret=secret)
     assert created is not None and created.name == "ci"
+
+
+def test_it_creates_a_layer_through_the_service_with_its_config(superuser_client: Client, tenant: Tenant) -> None:
+    data = {
+        "workspace": tenant.workspace.pk,
+        "kind": "team",
+        "name": "Payments",
+        "parent": tenant.root.pk,
+        "external_id": "",
+    }
+    response = superuser_client.post("/admin/layers/layer/add/", data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    team = Layer.objects.get(workspace=tenant.workspace, name="Payments")
+    assert team.external_id is None
+    assert LayerConfig.objects.get(layer=team).update_interval_seconds == 3600
+
+
+def test_it_refuses_a_layer_under_a_lower_kind_and_a_second_company(superuser_client: Client, tenant: Tenant) -> None:
+    session = layer_create(workspace=tenant.workspace, kind="session", name="s1", parent=tenant.root)
+    under_session = {"workspace": tenant.workspace.pk, "kind": "project", "name": "P", "parent": session.pk}
+    second_root = {"workspace": tenant.workspace.pk, "kind": "company", "name": "Again", "parent": ""}
+    for data in (under_session, second_root):
+        response = superuser_client.post("/admin/layers/layer/add/", data)
+        assert response.status_code == 200
+        assert response.context["adminform"].form.errors
+    assert superuser_client.get(f"/admin/layers/layer/{tenant.root.pk}/delete/").status_code == 403
