@@ -10,9 +10,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "contextarch.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from apps.core.websocket import websocket_urlpatterns  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
+
+if settings.SWEEP_PENDING_ON_START and settings.BACKGROUND_MODE == "inprocess":
+    from apps.core.background import dispatch
+    from apps.layers.tasks import embed_pending_items
+
+    dispatch(embed_pending_items, None)
 
 application = ProtocolTypeRouter(
     {

