@@ -137,3 +137,12 @@ def test_it_never_exceeds_the_token_budget(
     assert result.total_tokens == count(result.context)
     assert result.total_tokens <= budget
     assert len(result.trace) == len(items)
+
+
+def test_it_cuts_only_one_item() -> None:
+    long_a = " ".join(f"Alpha sentence {i} is here." for i in range(40))
+    long_b = " ".join(f"Beta sentence {i} is here." for i in range(40))
+    items = [cand(1, long_a, vector_rank=1), cand(2, long_b, vector_rank=2)]
+    result = assemble(rank(items, weights=RankWeights(), now=NOW), budget=80, fmt="text", count=o200k)
+    assert [c.id for c in result.chunks] == [1] and result.truncated_count == 1
+    assert [(e.decision, e.reason) for e in result.trace][1] == ("excluded", "over_budget")

@@ -1,8 +1,8 @@
 """Packing ranked candidates into an exact token budget.
 
-Order: pinned first while they fit, then by score. An item that does not fit whole is cut at a
-sentence boundary when that fits (marked truncated); smaller items further down may still fill
-the remainder. Costs are estimated piece by piece, then the whole string is counted exactly and
+Order: pinned first while they fit, then by score. The first item that does not fit whole is cut
+at a sentence boundary when that fits (marked truncated); smaller whole items further down may
+still fill the remainder. Costs are estimated piece by piece, then the whole string is counted exactly and
 the tail is dropped until the exact count is within budget: the invariant never rests on the
 estimate.
 """
@@ -71,7 +71,8 @@ def assemble(ranked: list[Scored], *, budget: int, fmt: str, count: Counter) -> 
         def fits(text: str, s: Scored = s, room: int = room) -> bool:
             return count(render_piece(s.candidate, text, fmt=fmt, score=s.score, truncated=True)) <= room
 
-        cut = cut_to_fit(c.content, fits) if room > 0 else None
+        # Only the first item that does not fit whole is cut; later ones would be scraps.
+        cut = cut_to_fit(c.content, fits) if room > 0 and not any(t.truncated for t in taken) else None
         if cut is not None:
             piece = render_piece(c, cut, fmt=fmt, score=s.score, truncated=True)
             cut_cost = count(piece)
