@@ -162,6 +162,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "ENUM_NAME_OVERRIDES": {
+        "LayerKindEnum": "apps.layers.models.LayerKind",
+        "ItemKindEnum": "apps.layers.models.ItemKind",
+    },
 }
 
 # --- Product settings --------------------------------------------------------------------------

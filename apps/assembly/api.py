@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiTypes, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +20,7 @@ from apps.layers.models import ItemKind
 
 
 class ContextApi(APIView):
+    @extend_schema_serializer(component_name="ContextRequest")
     class Input(serializers.Serializer):
         layer = serializers.IntegerField(required=False, allow_null=True, default=None)
         layer_external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import BooleanField, ExpressionWrapper, Q
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -36,6 +36,7 @@ class LayerOutput(serializers.ModelSerializer):
 
 
 class LayerListCreateApi(APIView):
+    @extend_schema_serializer(component_name="LayerCreate")
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=LayerKind.choices)
         name = serializers.CharField(max_length=200)
@@ -72,6 +73,7 @@ class LayerListCreateApi(APIView):
 
 
 class LayerDetailApi(APIView):
+    @extend_schema_serializer(component_name="LayerUpdate")
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=200, required=False)
         parent = serializers.IntegerField(required=False)
@@ -94,6 +96,7 @@ class LayerDetailApi(APIView):
         layer = services.layer_update(layer=layer, changes=changes)
         return Response(LayerOutput(layer).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, layer_id: int) -> Response:
         layer = selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
         services.layer_delete(layer=layer)
@@ -165,6 +168,7 @@ def _with_embedded_flag(items: Any) -> Any:
 
 
 class ItemListCreateApi(APIView):
+    @extend_schema_serializer(component_name="ItemCreate")
     class Input(ItemFields):
         layer = serializers.IntegerField()
 
@@ -196,10 +200,12 @@ class ItemListCreateApi(APIView):
 
 
 class ItemBulkCreateApi(APIView):
+    @extend_schema_serializer(component_name="ItemBulkCreate")
     class Input(serializers.Serializer):
         layer = serializers.IntegerField()
         items = ItemFields(many=True, allow_empty=False, max_length=settings.BULK_MAX_ITEMS)
 
+    @extend_schema_serializer(component_name="ItemBulkCreated")
     class Output(serializers.Serializer):
         ids = serializers.ListField(child=serializers.IntegerField())
 
@@ -213,6 +219,7 @@ class ItemBulkCreateApi(APIView):
 
 
 class ItemDetailApi(APIView):
+    @extend_schema_serializer(component_name="ItemUpdate")
     class Input(ItemFields):
         kind = None  # the kind of an item never changes
         content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False, required=False)
@@ -237,6 +244,7 @@ class ItemDetailApi(APIView):
         item = _with_embedded_flag(selectors.items_list(workspace=workspace)).get(pk=item_id)
         return Response(ItemOutput(item).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, item_id: int) -> Response:
         item = selectors.item_get(workspace=request.user.workspace, item_id=item_id)
         services.item_delete(item=item)

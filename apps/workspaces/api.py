@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiTypes, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +27,7 @@ class ApiKeyOutput(serializers.ModelSerializer):
 
 
 class ApiKeyListCreateApi(APIView):
+    @extend_schema_serializer(component_name="ApiKeyCreate")
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=100)
 
