@@ -22,6 +22,8 @@ run: install
 	@scripts/run.sh
 
 test: install
+	@command -v chromium >/dev/null || { echo "Installing Debian chromium for the browser test"; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; }
 	$(VENV)/bin/pytest
 
 lint: install

@@ -14,7 +14,14 @@ from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
 from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, Layer, LayerConfig, LayerKind, Relationship
-from apps.layers.services import item_delete, item_update, layer_create, layer_delete, layer_update
+from apps.layers.services import (
+    ITEM_EDITABLE_FIELDS,
+    item_delete,
+    item_update,
+    layer_create,
+    layer_delete,
+    layer_update,
+)
 
 
 class LayerConfigInline(admin.StackedInline):
@@ -125,32 +132,12 @@ class LayerConfigAdmin(admin.ModelAdmin):
         return False  # every layer gets its config when it is created
 
 
-# Fields the item service accepts as changes (see apps.layers.services.item_update).
-ITEM_EDITABLE = [
-    "type",
-    "title",
-    "content",
-    "external_id",
-    "created_at",
-    "role",
-    "task_ids",
-    "confidence",
-    "priority",
-    "group_id",
-    "agent_types",
-    "source_refs",
-    "importance",
-    "pinned",
-    "metadata",
-]
-
-
 class ItemAdminForm(forms.ModelForm):
     """Checks what the item service would refuse, so a bad edit is a form error and not a 500."""
 
     class Meta:
         model = Item
-        fields = ITEM_EDITABLE
+        fields = list(ITEM_EDITABLE_FIELDS)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -226,7 +213,7 @@ class ItemAdmin(admin.ModelAdmin):
         return text if len(text) <= 80 else f"{text[:79]}…"
 
     def save_model(self, request: HttpRequest, obj: Item, form: forms.ModelForm, change: bool) -> None:
-        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ITEM_EDITABLE}
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ITEM_EDITABLE_FIELDS}
         item_update(item=Item.objects.select_related("layer").get(pk=obj.pk), changes=changes)
 
     def delete_model(self, request: HttpRequest, obj: Item) -> None:

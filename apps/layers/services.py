@@ -247,7 +247,8 @@ def _note_changes(*, layer: Layer, count: int) -> None:
     LayerConfig.objects.filter(layer=layer).update(changes_since_summary=F("changes_since_summary") + count)
 
 
-_ITEM_FIELDS = {
+# The fields a caller may change on an existing item (the kind, layer and parent never change).
+ITEM_EDITABLE_FIELDS = (
     "type",
     "title",
     "content",
@@ -263,13 +264,13 @@ _ITEM_FIELDS = {
     "importance",
     "pinned",
     "metadata",
-}
+)
 
 
 @transaction.atomic
 def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
     """Apply a partial update; a content or title change clears the embedding for re-embedding."""
-    unknown = set(changes) - _ITEM_FIELDS
+    unknown = set(changes) - set(ITEM_EDITABLE_FIELDS)
     if unknown:
         raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")
     data = ItemInput(
@@ -298,7 +299,7 @@ def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
         if Item.objects.filter(layer_id=item.layer_id, external_id=data.external_id).exclude(pk=item.pk).exists():
             raise Conflict(f"an item with external_id {data.external_id!r} exists", code="duplicate_external_id")
     text_changed = rebuilt.content_hash != item.content_hash
-    for name in _ITEM_FIELDS | {"token_count", "content_hash"}:
+    for name in set(ITEM_EDITABLE_FIELDS) | {"token_count", "content_hash"}:
         setattr(item, name, getattr(rebuilt, name))
     if text_changed:
         item.embedding = None

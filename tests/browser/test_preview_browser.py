@@ -37,7 +37,7 @@ PASSWORD = "correct horse battery"
 @pytest.fixture
 def chromium() -> Iterator[Browser]:
     if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian chromium is not installed")
+        pytest.fail("Debian chromium is required: apt-get install -y chromium (make test installs it)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
