@@ -13,6 +13,14 @@ class OutputFormat(models.TextChoices):
     TEXT = "text", "Text"
 
 
+class ConversationPreset(models.TextChoices):
+    """Seed 002 presets for how far from the current turn messages stay full, summarized or titled."""
+
+    AGGRESSIVE = "aggressive", "Aggressive"
+    BALANCED = "balanced", "Balanced"
+    CONTEXT_RICH = "context_rich", "Context-rich"
+
+
 class AgentProfile(models.Model):
     """Defaults an agent's requests inherit: model, window, budget, limits, format, type filters."""
 
@@ -25,6 +33,13 @@ class AgentProfile(models.Model):
     retrieval_limit = models.PositiveIntegerField(null=True, blank=True)
     preferred_format = models.CharField(max_length=16, choices=OutputFormat.choices, default=OutputFormat.MARKDOWN)
     type_filters = models.JSONField(default=list, blank=True)
+    template = models.CharField(max_length=100, blank=True, default="", help_text="Named output template.")
+    conversation_preset = models.CharField(
+        max_length=16, choices=ConversationPreset.choices, default=ConversationPreset.BALANCED
+    )
+    ranking_function = models.CharField(max_length=100, default="default")
+    ranking_weights = models.JSONField(default=dict, blank=True, help_text="Overrides of the ranking weights.")
+    safety_margin = models.FloatField(default=0.15)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
