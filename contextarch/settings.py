@@ -204,3 +204,25 @@ SWEEP_PENDING_ON_START = env_bool("SWEEP_PENDING_ON_START", False)
 CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
 }
+
+# --- Assembly engine (issue 3) -------------------------------------------------------------------
+# Scorers selectable per profile or request, by name → dotted path of a function (candidate, context) → Scored.
+RANKING_FUNCTIONS = {
+    "default": "apps.assembly.engine.rank.weighted_score",
+    "recency": "apps.assembly.engine.rank.recency_score",
+}
+# Context packages per agent type (seed 001 story 4); agent types not listed get the default.
+DEFAULT_PACKAGE_LIMIT = env_int("DEFAULT_PACKAGE_LIMIT", 3, minimum=1)
+AGENT_TYPE_PACKAGE_LIMITS: dict[str, int] = {}
+SAFETY_MARGIN = env_float("SAFETY_MARGIN", 0.15, minimum=0.0, maximum=0.9)
+ZONE_SOFT_WARNING = env_float("ZONE_SOFT_WARNING", 0.60, minimum=0.0, maximum=1.0)
+ZONE_CONSERVATIVE = env_float("ZONE_CONSERVATIVE", 0.75, minimum=0.0, maximum=1.0)
+ZONE_WRAP_UP = env_float("ZONE_WRAP_UP", 0.85, minimum=0.0, maximum=1.0)
+ZONE_EMERGENCY = env_float("ZONE_EMERGENCY", 0.95, minimum=0.0, maximum=1.0)
+if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("zone thresholds must be in increasing order")
+# Candidate sources beyond retrieval (error-pattern hints, ...): dotted paths of CandidateSource classes.
+CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource"]
+MAX_RELATED_DEPTH = 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiTypes, extend_schema, extend_schema_serializer
@@ -17,6 +18,34 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.core.errors import NotFound
 from apps.layers.models import ItemKind
+
+
+def params_from(v: dict[str, Any]) -> ContextParams:
+    """ContextParams from a validated ContextApi.Input payload (shared by the streaming endpoints)."""
+    return ContextParams(
+        layer_id=v["layer"],
+        layer_external_id=v["layer_external_id"],
+        query=v["query"],
+        query_vector=v["query_vector"],
+        token_budget=v["token_budget"],
+        model=v["model"],
+        profile=v["profile"],
+        format=v["format"],
+        kinds=tuple(v["kinds"]),
+        types=tuple(v["types"]),
+        since=v["since"],
+        until=v["until"],
+        min_confidence=v["min_confidence"],
+        group_id=v["group_id"],
+        agent_type=v["agent_type"],
+        conversation_id=v["conversation_id"],
+        context_window=v["context_window"],
+        tokens_used=v["tokens_used"],
+        ranking=v["ranking"],
+        template=v["template"],
+        expand_related=v["expand_related"],
+        error=v["error"],
+    )
 
 
 class ContextApi(APIView):
@@ -44,26 +73,35 @@ class ContextApi(APIView):
         )
         since = serializers.DateTimeField(required=False, allow_null=True, default=None)
         until = serializers.DateTimeField(required=False, allow_null=True, default=None)
+        min_confidence = serializers.FloatField(
+            min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None
+        )
+        group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        agent_type = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+        conversation_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        context_window = serializers.IntegerField(
+            min_value=1, max_value=settings.MAX_TOKEN_BUDGET * 10, required=False, allow_null=True, default=None
+        )
+        tokens_used = serializers.IntegerField(min_value=0, required=False, allow_null=True, default=None)
+        ranking = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+        template = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+        expand_related = serializers.IntegerField(
+            min_value=0, max_value=settings.MAX_RELATED_DEPTH, required=False, default=0
+        )
+        error = serializers.CharField(
+            max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["tokens_used"] is not None and attrs["context_window"] is None:
+                raise serializers.ValidationError({"tokens_used": "give context_window with tokens_used"})
+            return attrs
 
     @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        v = data.validated_data
-        params = ContextParams(
-            layer_id=v["layer"],
-            layer_external_id=v["layer_external_id"],
-            query=v["query"],
-            query_vector=v["query_vector"],
-            token_budget=v["token_budget"],
-            model=v["model"],
-            profile=v["profile"],
-            format=v["format"],
-            kinds=tuple(v["kinds"]),
-            types=tuple(v["types"]),
-            since=v["since"],
-            until=v["until"],
-        )
+        params = params_from(data.validated_data)
         return Response(context_assemble(workspace=request.user.workspace, params=params, api_key=request.auth))
 
 

@@ -37,3 +37,20 @@ class AssemblyRecord(models.Model):
 
     def __str__(self) -> str:
         return str(self.trace_id)
+
+
+class OutputTemplate(models.Model):
+    """A workspace's own chunk template (seed 003 req. 7): a body with {variables}, and bodies per type."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField(max_length=100)
+    body = models.TextField()
+    by_type = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="uniq_template_name")]
+
+    def __str__(self) -> str:
+        return self.name

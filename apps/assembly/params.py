@@ -22,3 +22,13 @@ class ContextParams:
     types: tuple[str, ...] = ()
     since: datetime | None = None
     until: datetime | None = None
+    min_confidence: float | None = None
+    group_id: str = ""
+    agent_type: str = ""
+    conversation_id: str | None = None
+    context_window: int | None = None
+    tokens_used: int | None = None
+    ranking: str | None = None
+    template: str | None = None
+    expand_related: int = 0
+    error: str = ""

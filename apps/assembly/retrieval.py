@@ -1,20 +1,48 @@
-"""Candidate gathering for assembly: hybrid retrieval (vector + keyword) plus pinned items.
+"""Candidate gathering for assembly: hybrid retrieval, pinned items, the conversation window,
+layer summaries, related items and pluggable sources (error hints).
 
-Three statements at most: nearest neighbours, full-text matches, and one fetch of the rows for
-the union of hits and pinned items. Embeddings are never loaded here.
+Each part is one statement whatever the workspace size; embeddings are never loaded here.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.db.models import Q
 
-from apps.assembly.engine import Candidate
+from apps.assembly.engine import Candidate, Rung
+from apps.assembly.sources import SourceRequest, configured_sources
+from apps.layers.filters import ItemFilters
 from apps.layers.keyword_search import keyword_items
-from apps.layers.models import Item
+from apps.layers.models import Item, Relationship
 from apps.layers.vectors import nearest_items, vector_available
+from apps.summaries.models import Summary
+
+log = logging.getLogger(__name__)
+
+ITEM_FIELDS = (
+    "id",
+    "kind",
+    "type",
+    "layer_id",
+    "title",
+    "content",
+    "external_id",
+    "created_at",
+    "pinned",
+    "importance",
+    "confidence",
+    "priority",
+    "group_id",
+    "agent_types",
+    "role",
+    "metadata",
+)
+SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
 
 
 @dataclass
@@ -24,81 +52,149 @@ class Retrieved:
     warnings: list[str] = field(default_factory=list)
 
 
+def _candidate(row: dict[str, Any], layer_names: dict[int, str], **signals: Any) -> Candidate:
+    return Candidate(
+        id=row["id"],
+        kind=row["kind"],
+        type=row["type"],
+        layer_id=row["layer_id"],
+        layer_name=layer_names.get(row["layer_id"], ""),
+        content=row["content"],
+        created_at=row["created_at"],
+        title=row["title"],
+        external_id=row["external_id"],
+        pinned=row["pinned"],
+        importance=row["importance"],
+        confidence=row["confidence"],
+        priority=row["priority"],
+        group_id=row["group_id"],
+        agent_types=tuple(row["agent_types"]),
+        role=row["role"],
+        metadata=row["metadata"] or {},
+        **signals,
+    )
+
+
 def retrieve(
     *,
-    workspace_id: int,
-    layer_ids: list[int],
+    filters: ItemFilters,
     layer_names: dict[int, str],
     query: str,
     query_vector: np.ndarray | None,
     limit: int,
-    kinds: list[str],
-    types: list[str],
-    since: object = None,
-    until: object = None,
+    window_layer_ids: tuple[int, ...] = (),
+    window_size: int = 0,
 ) -> Retrieved:
-    filters = {"kinds": kinds or None, "types": types or None, "since": since, "until": until}
+    """Search hits (vector + keyword, fused later by rank), pinned items and the conversation window."""
     warnings: list[str] = []
-    vector_hits = []
     vector_used = query_vector is not None and vector_available()
-    if query_vector is not None and not vector_used:
-        warnings.append("vector search is unavailable on this database; results come from keyword search only")
-    if vector_used:
-        vector_hits = nearest_items(
-            workspace_id=workspace_id, layer_ids=layer_ids, query_vector=query_vector, limit=limit, **filters
-        )  # type: ignore[arg-type]
-    keyword_hits = (
-        keyword_items(workspace_id=workspace_id, layer_ids=layer_ids, query=query, limit=limit, **filters)
-        if query
-        else []
-    )  # type: ignore[arg-type]
+    vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit) if vector_used else []
+    keyword_hits = keyword_items(filters=filters, query=query, limit=limit) if query else []
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(vector_hits, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(keyword_hits, start=1)}
 
-    rows = Item.objects.filter(workspace_id=workspace_id, layer_id__in=layer_ids)
-    if kinds:
-        rows = rows.filter(kind__in=kinds)
-    if types:
-        rows = rows.filter(type__in=types)
-    if since:
-        rows = rows.filter(created_at__gte=since)
-    if until:
-        rows = rows.filter(created_at__lte=until)
-    rows = rows.filter(Q(pk__in=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)).values(
-        "id",
-        "kind",
-        "type",
-        "layer_id",
-        "title",
-        "content",
-        "external_id",
-        "created_at",
-        "pinned",
-        "importance",
-        "confidence",
-    )
-    candidates = []
-    for row in rows:
+    rows = Item.objects.filter(filters.q() & (Q(pk__in=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
+    candidates: dict[int, Candidate] = {}
+    for row in rows.values(*ITEM_FIELDS):
         v_rank, v_sim = vector_by_id.get(row["id"], (None, None))
         k_rank, k_score = keyword_by_id.get(row["id"], (None, None))
+        candidates[row["id"]] = _candidate(
+            row, layer_names, vector_similarity=v_sim, vector_rank=v_rank, keyword_score=k_score, keyword_rank=k_rank
+        )
+    if window_layer_ids and window_size > 0:
+        window = (
+            Item.objects.filter(workspace_id=filters.workspace_id, layer_id__in=window_layer_ids, kind="message")
+            .order_by("-created_at", "-id")
+            .values(*ITEM_FIELDS)[:window_size]
+        )
+        for distance, row in enumerate(window):
+            # A search hit keeps its full ladder whatever its distance: it was asked for.
+            if row["id"] not in candidates:
+                candidates[row["id"]] = _candidate(row, layer_names, distance=distance)
+    return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
+
+
+def layer_summaries(*, workspace_id: int, layer_ids: Iterable[int], layer_names: dict[int, str]) -> list[Candidate]:
+    """One candidate per layer with generic summaries, its rungs detailed → paragraph → sentence."""
+    by_layer: dict[int, dict[str, Any]] = {}
+    rows = Summary.objects.filter(
+        workspace_id=workspace_id, layer_id__in=list(layer_ids), personalized_for__isnull=True
+    ).values("layer_id", "depth", "text", "generated_at", "stale")
+    for row in rows:
+        by_layer.setdefault(row["layer_id"], {})[row["depth"]] = row
+    candidates = []
+    for layer_id, depths in by_layer.items():
+        rungs = tuple(Rung(depth, depths[depth]["text"]) for depth in SUMMARY_ORDER if depth in depths)
+        newest = max(d["generated_at"] for d in depths.values())
         candidates.append(
             Candidate(
-                id=row["id"],
-                kind=row["kind"],
-                type=row["type"],
-                layer_id=row["layer_id"],
-                layer_name=layer_names.get(row["layer_id"], ""),
-                content=row["content"],
-                created_at=row["created_at"],
-                title=row["title"],
-                external_id=row["external_id"],
-                pinned=row["pinned"],
-                importance=row["importance"],
-                confidence=row["confidence"],
-                vector_similarity=v_sim,
-                vector_rank=v_rank,
-                keyword_score=k_score,
-                keyword_rank=k_rank,
+                id=layer_id,
+                source="summary",
+                kind="summary",
+                type="",
+                layer_id=layer_id,
+                layer_name=layer_names.get(layer_id, ""),
+                content=rungs[0].text,
+                created_at=newest,
+                rungs=rungs,
+                title=f"Summary of {layer_names.get(layer_id, 'layer')}",
+                importance=0.8,
+                metadata={"stale": any(d["stale"] for d in depths.values())},
             )
         )
-    return Retrieved(candidates=candidates, vector_used=vector_used, warnings=warnings)
+    return candidates
+
+
+def related_items(
+    *, seeds: dict[int, float], filters: ItemFilters, layer_names: dict[int, str], depth: int
+) -> list[Candidate]:
+    """Items reachable from `seeds` (id → relevance) along relationships, up to `depth` hops.
+
+    A related item inherits half its neighbour's relevance per hop; already-known items are skipped.
+    """
+    known = set(seeds)
+    frontier = dict(seeds)
+    found: dict[int, tuple[float, int, int]] = {}  # id → (inherited relevance, hop, via)
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        edges = Relationship.objects.filter(
+            Q(source_id__in=list(frontier)) | Q(target_id__in=list(frontier)), workspace_id=filters.workspace_id
+        ).values_list("source_id", "target_id")
+        nxt: dict[int, float] = {}
+        for source, target in edges:
+            for here, there in ((source, target), (target, source)):
+                if here in frontier and there not in known:
+                    relevance = frontier[here] * 0.5
+                    if relevance > nxt.get(there, 0.0):
+                        nxt[there] = relevance
+                        found[there] = (relevance, hop, here)
+        known.update(nxt)
+        frontier = nxt
+    if not found:
+        return []
+    rows = Item.objects.filter(filters.q() & Q(pk__in=list(found))).values(*ITEM_FIELDS)
+    out = []
+    for row in rows:
+        relevance, hop, via = found[row["id"]]
+        metadata = {
+            **(row["metadata"] or {}),
+            "related_via": via,
+            "related_hops": hop,
+            "inherited_relevance": relevance,
+        }
+        out.append(_candidate({**row, "metadata": metadata}, layer_names))
+    return out
+
+
+def source_candidates(request: SourceRequest) -> tuple[list[Candidate], list[str]]:
+    """Candidates from every configured source; a failing source becomes a warning (FR-010)."""
+    candidates: list[Candidate] = []
+    warnings: list[str] = []
+    for source in configured_sources():
+        try:
+            candidates.extend(source.candidates(request))
+        except Exception:
+            log.exception("candidate source %s failed", source.name)
+            warnings.append(f"{source.name} were skipped: the source failed")
+    return candidates, warnings

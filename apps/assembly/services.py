@@ -1,7 +1,8 @@
-"""Context assembly: resolve the request, gather candidates, call the engine, store the trace.
+"""Context assembly: resolve the request, gather candidates, rank, pack, store the trace.
 
 This is the hot path. It loads no model (the query embedder is process-wide), runs a handful
-of queries whatever the workspace size, and never waits on an LLM.
+of queries whatever the workspace size, and never waits on an LLM. Anything that fails below
+the request's own validation degrades (keyword only, no hints) and says so in `warnings`.
 """
 
 from __future__ import annotations
@@ -14,27 +15,21 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.assembly.engine import RankWeights, assemble, rank
-from apps.assembly.engine.format import FORMATS
+from apps.assembly.engine import Assembled, RankContext, TraceEntry, assemble, rank
+from apps.assembly.engine.rank import fused_relevance
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
-from apps.assembly.retrieval import retrieve
+from apps.assembly.resolve import Resolved, resolve
+from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
+from apps.assembly.sources import SourceRequest
 from apps.core import embeddings, tokenizer
-from apps.core.errors import InvalidInput
-from apps.layers.selectors import layer_get, layer_get_by_external_id, layer_scope, layer_tree
+from apps.core.errors import InvalidInput, NotFound
+from apps.layers.filters import ItemFilters
+from apps.layers.models import Layer, LayerKind
+from apps.layers.selectors import LayerTree, layer_scope, layer_tree
 from apps.layers.vectors import vector_available
 from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_TOKENS
-from apps.profiles.models import AgentProfile
 from apps.workspaces.models import ApiKey, Workspace
-
-
-def _resolve_budget(params: ContextParams, profile: AgentProfile | None) -> int:
-    budget = params.token_budget or (profile.token_budget if profile else None) or settings.DEFAULT_TOKEN_BUDGET
-    if not 1 <= budget <= settings.MAX_TOKEN_BUDGET:
-        raise InvalidInput(
-            f"token_budget must be between 1 and {settings.MAX_TOKEN_BUDGET}", code="invalid_token_budget"
-        )
-    return budget
 
 
 def _record_create(**fields: Any) -> AssemblyRecord:
@@ -46,6 +41,40 @@ def _record_create(**fields: Any) -> AssemblyRecord:
         return AssemblyRecord.objects.create(**fields)
 
 
+def _query_vector(params: ContextParams, warnings: list[str]) -> tuple[Any, bool]:
+    if params.query_vector is not None:
+        return embeddings.validate_query_vector(list(params.query_vector)), False
+    if not vector_available():
+        warnings.append("vector search is unavailable on this database; results come from keyword search only")
+        return None, False
+    try:
+        return embeddings.embed_query(params.query)
+    except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
+        warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
+        return None, False
+
+
+def _conversation(workspace: Workspace, params: ContextParams, layer: Layer, tree: LayerTree) -> tuple[int, ...]:
+    """The layers whose messages form the conversation window (seed 002 distances count from its newest turn)."""
+    if params.conversation_id:
+        conversation = (
+            Layer.objects.filter(
+                workspace=workspace,
+                external_id=params.conversation_id,
+                kind__in=[LayerKind.SESSION, LayerKind.MULTI_SESSION],
+            )
+            .order_by("id")
+            .first()
+        )
+        if conversation is None:
+            raise NotFound(f"conversation {params.conversation_id!r} not found", code="conversation_not_found")
+        _, own, descendants = layer_scope(tree=tree, layer_id=conversation.pk)
+        return (*own, *descendants)
+    if layer.kind == LayerKind.SESSION:
+        return (layer.pk,)
+    return ()
+
+
 def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> dict[str, Any]:
     """Assemble the context for `params` within `workspace`; returns the API response body.
 
@@ -53,128 +82,215 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     never exceeds `token_budget`.
     """
     started = time.perf_counter()
-    warnings: list[str] = []
-    if params.layer_id is not None:
-        layer = layer_get(workspace=workspace, layer_id=params.layer_id)
-    elif params.layer_external_id:
-        layer = layer_get_by_external_id(workspace=workspace, external_id=params.layer_external_id)
-    else:
-        raise InvalidInput("give `layer` or `layer_external_id`", code="missing_layer")
-    if not params.query.strip() and params.query_vector is None:
-        raise InvalidInput("give `query` or `query_vector`", code="missing_query")
-
-    profile = None
-    if params.profile:
-        profile = AgentProfile.objects.filter(workspace=workspace, name=params.profile).first()
-        if profile is None:
-            warnings.append(f"unknown profile {params.profile!r}; using the defaults")
-    budget = _resolve_budget(params, profile)
-    model = params.model or (profile.model if profile and profile.model else None) or settings.DEFAULT_MODEL
-    fmt = params.format or (profile.preferred_format if profile else None) or "markdown"
-    if fmt not in FORMATS:
-        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
-    kinds = list(params.kinds)
-    types = list(params.types) or (list(profile.type_filters) if profile and profile.type_filters else [])
-    info = tokenizer.encoding_for_model(model)
-    if info.estimated:
-        warnings.append(f"no tokenizer is known for model {model!r}; counts use {info.encoding} and are estimated")
-
-    cache_hit = False
-    query_vector = None
-    if params.query_vector is not None:
-        query_vector = embeddings.validate_query_vector(list(params.query_vector))
-    elif not vector_available():
-        warnings.append("vector search is unavailable on this database; results come from keyword search only")
-    else:
-        try:
-            query_vector, cache_hit = embeddings.embed_query(params.query)
-        except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
-            query_vector = None
-            warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
-
+    r = resolve(workspace=workspace, params=params)
+    warnings = r.warnings
+    if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
+        raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
     tree = layer_tree(workspace_id=workspace.pk)
-    ancestors, own, descendants = layer_scope(tree=tree, layer_id=layer.pk)
-    scope = [*own, *descendants, *ancestors]
-    limit = (profile.retrieval_limit if profile and profile.retrieval_limit else None) or settings.RETRIEVAL_CANDIDATES
-    found = retrieve(
+    window_layers = _conversation(workspace, params, r.layer, tree)
+    result, considered, extra_trace = _gather_and_pack(workspace, params, r, tree, window_layers, warnings)
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    if result is None or not result.chunks:
+        warnings.append(
+            "the context is empty: "
+            + (
+                "no budget is left in this zone"
+                if result is None
+                else "nothing fitted the token budget"
+                if considered
+                else "no content matched this request"
+            )
+        )
+    return _respond(workspace, params, r, result, considered, extra_trace, warnings, elapsed_ms, api_key)
+
+
+def _gather_and_pack(
+    workspace: Workspace,
+    params: ContextParams,
+    r: Resolved,
+    tree: LayerTree,
+    window_layers: tuple[int, ...],
+    warnings: list[str],
+) -> tuple[Assembled | None, int, list[TraceEntry]]:
+    if r.budget < 1 or r.zone == "emergency":
+        return None, 0, []
+    query_vector, r.cache_hit = _query_vector(params, warnings)
+    ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
+    names = {k: v[2] for k, v in tree.items()}
+    filters = ItemFilters(
         workspace_id=workspace.pk,
-        layer_ids=scope,
-        layer_names={k: v[2] for k, v in tree.items()},
-        query=params.query,
-        query_vector=query_vector,
-        limit=limit,
-        kinds=kinds,
-        types=types,
+        layer_ids=(*own, *descendants, *ancestors),
+        kinds=tuple(params.kinds),
+        types=r.types,
         since=params.since,
         until=params.until,
+        min_confidence=params.min_confidence,
+        group_id=params.group_id,
+    )
+    found = retrieve(
+        filters=filters,
+        layer_names=names,
+        query=params.query,
+        query_vector=query_vector,
+        limit=settings.RETRIEVAL_CANDIDATES,
+        window_layer_ids=window_layers,
+        window_size=r.resolution.title_distance + 1,
     )
     warnings.extend(found.warnings)
-    weights = RankWeights(recency_half_life_days=settings.RECENCY_HALF_LIFE_DAYS)
-    ranked = rank(found.candidates, weights=weights, now=timezone.now())
-    result = assemble(ranked, budget=budget, fmt=fmt, count=lambda text: tokenizer.count_tokens(text, info.encoding))
-    if not result.chunks:
-        warnings.append("no content matched this request" if not ranked else "nothing fitted the token budget")
-    overflow_message = f"+{result.overflow_count} more available" if result.overflow_count else ""
-    elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    candidates = found.candidates
+    extra_trace: list[TraceEntry] = []
+    if window_layers and params.conversation_id:  # messages outside the named conversation are filtered
+        window = set(window_layers)
+        kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
+        extra_trace = [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
+        candidates = kept
+    if params.expand_related:
+        seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
+        candidates += related_items(seeds=seeds, filters=filters, layer_names=names, depth=params.expand_related)
+    if not params.kinds or "summary" in params.kinds:
+        candidates += layer_summaries(workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names)
+    hints, source_warnings = source_candidates(
+        SourceRequest(
+            workspace_id=workspace.pk,
+            layer_id=r.layer.pk,
+            layer_name=r.layer.name,
+            query=params.query,
+            error=params.error,
+            agent_type=r.agent_type,
+            group_id=params.group_id,
+        )
+    )
+    candidates += hints
+    warnings.extend(source_warnings)
+    wants_packages = tuple(params.kinds) == ("package",) or bool(r.agent_type) or bool(params.group_id)
+    if wants_packages and not any(c.kind == "package" for c in candidates):
+        warnings.append("No context packages found")
+    context = RankContext(
+        now=timezone.now(),
+        weights=r.weights,
+        group_id=params.group_id,
+        agent_type=r.agent_type,
+        resolution=r.resolution,
+    )
+    ranked = rank(candidates, context=context, scorer=r.scorer)
+    result = assemble(
+        ranked,
+        budget=r.budget,
+        fmt=r.fmt,
+        count=lambda text: tokenizer.count_tokens(text, r.tokenizer.encoding),
+        zone=r.zone,
+        resolution=r.resolution,
+        limits={"package": r.package_limit},
+        template=r.template,
+    )
+    return result, len(ranked) + len(extra_trace), extra_trace
 
+
+def _filtered(c: Any) -> TraceEntry:
+    return TraceEntry(
+        id=c.id,
+        source=c.source,
+        external_id=c.external_id,
+        kind=c.kind,
+        type=c.type,
+        layer=c.layer_id,
+        score=0.0,
+        parts={},
+        decision="excluded",
+        reason="filtered",
+        depth="",
+        tokens=0,
+    )
+
+
+def _respond(
+    workspace: Workspace,
+    params: ContextParams,
+    r: Resolved,
+    result: Assembled | None,
+    considered: int,
+    extra_trace: list[TraceEntry],
+    warnings: list[str],
+    elapsed_ms: float,
+    api_key: ApiKey | None,
+) -> dict[str, Any]:
+    context = result.context if result else ""
+    total = result.total_tokens if result else 0
+    budget = max(r.budget, 0)
+    overflow = result.overflow_count if result else 0
+    truncated = result.truncated_count if result else 0
+    chunks = result.chunks if result else ()
+    trace = [*(result.trace if result else ()), *extra_trace]
     sampled = random.random() < settings.TRACE_SAMPLE_RATE
-    request_record = {
-        "layer": layer.pk,
-        "query": params.query,
-        "query_vector": params.query_vector is not None,
-        "token_budget": budget,
-        "model": model,
-        "profile": params.profile,
-        "format": fmt,
-        "kinds": kinds,
-        "types": types,
-    }
     record = _record_create(
         workspace=workspace,
-        layer=layer,
+        layer=r.layer,
         api_key=api_key,
-        request=request_record,
-        model=model,
-        encoding=info.encoding,
-        tokens_used=result.total_tokens,
+        request={
+            "layer": r.layer.pk,
+            "query": params.query,
+            "query_vector": params.query_vector is not None,
+            "token_budget": budget,
+            "model": r.model,
+            "profile": params.profile,
+            "format": r.fmt,
+            "kinds": list(params.kinds),
+            "types": list(r.types),
+            "zone": r.zone,
+            "ranking": r.scorer_name,
+            "agent_type": r.agent_type,
+            "group_id": params.group_id,
+            "conversation_id": params.conversation_id,
+            "expand_related": params.expand_related,
+            "template": r.template.name if r.template else None,
+        },
+        model=r.model,
+        encoding=r.tokenizer.encoding,
+        tokens_used=total,
         token_budget=budget,
-        items_included=len(result.chunks),
-        candidates_considered=len(ranked),
-        overflow_count=result.overflow_count,
-        truncated_count=result.truncated_count,
+        items_included=len(chunks),
+        candidates_considered=considered,
+        overflow_count=overflow,
+        truncated_count=truncated,
         elapsed_ms=elapsed_ms,
-        cache_hit=cache_hit,
+        cache_hit=r.cache_hit,
         sampled=sampled,
-        trace=[entry.as_dict() for entry in result.trace] if sampled else [],
+        trace=[entry.as_dict() for entry in trace] if sampled else [],
     )
     ASSEMBLY_LATENCY.observe(elapsed_ms)
-    ASSEMBLY_TOKENS.observe(result.total_tokens)
+    ASSEMBLY_TOKENS.observe(total)
     return {
-        "context": result.context,
+        "context": context,
         "chunks": [
             {
                 "id": c.id,
+                "source": c.source,
                 "external_id": c.external_id,
                 "kind": c.kind,
                 "type": c.type,
                 "layer": c.layer,
                 "layer_name": c.layer_name,
                 "text": c.text,
+                "depth": c.depth,
                 "tokens": c.tokens,
                 "score": round(c.score, 6),
                 "truncated": c.truncated,
+                "pinned": c.pinned,
+                "created_at": c.created_at.isoformat(),
+                "confidence": c.confidence,
             }
-            for c in result.chunks
+            for c in chunks
         ],
-        "total_tokens": result.total_tokens,
+        "total_tokens": total,
         "token_budget": budget,
-        "truncated_count": result.truncated_count,
-        "overflow": {"count": result.overflow_count, "message": overflow_message},
+        "truncated_count": truncated,
+        "overflow": {"count": overflow, "message": f"+{overflow} more available" if overflow else ""},
+        "zone": r.zone,
         "warnings": warnings,
         "trace_id": str(record.trace_id),
         "elapsed_ms": elapsed_ms,
-        "model": model,
-        "encoding": info.encoding,
-        "tokens_estimated": info.estimated,
-        "format": fmt,
+        "model": r.model,
+        "encoding": r.tokenizer.encoding,
+        "tokens_estimated": r.tokenizer.estimated,
+        "format": r.fmt,
     }

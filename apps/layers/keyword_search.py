@@ -8,10 +8,10 @@ question phrased in natural language still finds items that share only some of i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 from django.db import connection
+
+from apps.layers.filters import ItemFilters
 
 
 @dataclass(frozen=True)
@@ -20,34 +20,12 @@ class KeywordHit:
     rank: float
 
 
-def keyword_items(
-    *,
-    workspace_id: int,
-    layer_ids: list[int],
-    query: str,
-    limit: int,
-    kinds: list[str] | None = None,
-    types: list[str] | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> list[KeywordHit]:
+def keyword_items(*, filters: ItemFilters, query: str, limit: int) -> list[KeywordHit]:
     """Items matching any of the query's words, best first, filtered in the same statement."""
-    if not query.strip() or not layer_ids:
+    if not query.strip() or not filters.layer_ids:
         return []
-    where = ["workspace_id = %s", "layer_id = ANY(%s)", "search_vector @@ q.tsq"]
-    params: list[Any] = [workspace_id, layer_ids]
-    if kinds:
-        where.append("kind = ANY(%s)")
-        params.append(kinds)
-    if types:
-        where.append("type = ANY(%s)")
-        params.append(types)
-    if since:
-        where.append("created_at >= %s")
-        params.append(since)
-    if until:
-        where.append("created_at <= %s")
-        params.append(until)
+    where, params = filters.sql()
+    where.append("search_vector @@ q.tsq")
     sql = (
         "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '')::tsquery AS tsq) "
         "SELECT id, ts_rank_cd(search_vector, q.tsq, 32) AS rank FROM layers_item, q "

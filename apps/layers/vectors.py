@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
+
+from apps.layers.filters import ItemFilters
 
 log = logging.getLogger(__name__)
 
@@ -94,37 +95,15 @@ class VectorHit:
     similarity: float
 
 
-def nearest_items(
-    *,
-    workspace_id: int,
-    layer_ids: list[int],
-    query_vector: np.ndarray,
-    limit: int,
-    kinds: list[str] | None = None,
-    types: list[str] | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> list[VectorHit]:
+def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int) -> list[VectorHit]:
     """Items nearest to the query by cosine similarity, filtered in the same statement.
 
     Returns [] when pgvector is unavailable: the caller falls back to keyword search.
     """
-    if not vector_available() or not layer_ids:
+    if not vector_available() or not filters.layer_ids:
         return []
-    where = ["workspace_id = %s", "layer_id = ANY(%s)", "embedding IS NOT NULL"]
-    params: list[Any] = [workspace_id, layer_ids]
-    if kinds:
-        where.append("kind = ANY(%s)")
-        params.append(kinds)
-    if types:
-        where.append("type = ANY(%s)")
-        params.append(types)
-    if since:
-        where.append("created_at >= %s")
-        params.append(since)
-    if until:
-        where.append("created_at <= %s")
-        params.append(until)
+    where, params = filters.sql()
+    where.append("embedding IS NOT NULL")
     literal = to_db_vector(query_vector, default_connection)
     sql = (
         "SELECT id, 1 - (embedding <=> %s::vector) AS similarity FROM layers_item "

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.assembly.engine import Candidate, RankWeights, assemble, rank
+from apps.assembly.engine import Candidate, RankContext, assemble, rank
 from apps.assembly.engine.truncate import cut_to_fit, sentences
 from apps.core.tokenizer import count_tokens
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+CTX = RankContext(now=NOW)
 
 
 def o200k(text: str) -> int:
@@ -38,7 +39,7 @@ def test_it_ranks_pinned_items_first_then_by_fused_relevance() -> None:
         cand(3, "pinned but irrelevant", pinned=True),
         cand(4, "vector only", vector_rank=1, vector_similarity=0.9),
     ]
-    ranked = rank(items, weights=RankWeights(), now=NOW)
+    ranked = rank(items, context=CTX)
     assert [s.candidate.id for s in ranked] == [3, 2, 1, 4] or [s.candidate.id for s in ranked] == [3, 2, 4, 1]
     assert ranked[0].parts["pinned"] == 1.0
     assert ranked[1].parts["vector_rank"] == 2.0 and ranked[1].parts["keyword_rank"] == 2.0
@@ -47,15 +48,13 @@ def test_it_ranks_pinned_items_first_then_by_fused_relevance() -> None:
 def test_it_prefers_recent_items_when_relevance_ties() -> None:
     old = cand(1, "old", vector_rank=1, created_at=NOW - timedelta(days=365))
     new = cand(2, "new", vector_rank=1, created_at=NOW)
-    ranked = rank([old, new], weights=RankWeights(), now=NOW)
+    ranked = rank([old, new], context=CTX)
     assert [s.candidate.id for s in ranked] == [2, 1]
     assert ranked[0].parts["recency"] > ranked[1].parts["recency"]
 
 
 def test_it_packs_whole_items_in_rank_order_within_the_budget() -> None:
-    ranked = rank(
-        [cand(i, f"Fact number {i} is short.", vector_rank=i) for i in range(1, 6)], weights=RankWeights(), now=NOW
-    )
+    ranked = rank([cand(i, f"Fact number {i} is short.", vector_rank=i) for i in range(1, 6)], context=CTX)
     result = assemble(ranked, budget=30, fmt="text", count=o200k)
     assert result.total_tokens == o200k(result.context) <= 30
     assert [c.id for c in result.chunks] == [1, 2, 3][: len(result.chunks)]
@@ -67,7 +66,7 @@ def test_it_packs_whole_items_in_rank_order_within_the_budget() -> None:
 
 def test_it_cuts_the_item_that_does_not_fit_at_a_sentence_boundary() -> None:
     long_text = " ".join(f"Sentence number {i} says something useful." for i in range(1, 40))
-    ranked = rank([cand(1, long_text, vector_rank=1)], weights=RankWeights(), now=NOW)
+    ranked = rank([cand(1, long_text, vector_rank=1)], context=CTX)
     result = assemble(ranked, budget=60, fmt="text", count=o200k)
     (chunk,) = result.chunks
     assert chunk.truncated and result.truncated_count == 1
@@ -77,16 +76,14 @@ def test_it_cuts_the_item_that_does_not_fit_at_a_sentence_boundary() -> None:
 
 
 def test_it_excludes_an_item_whose_first_sentence_does_not_fit() -> None:
-    ranked = rank([cand(1, "word " * 200, vector_rank=1)], weights=RankWeights(), now=NOW)
+    ranked = rank([cand(1, "word " * 200, vector_rank=1)], context=CTX)
     result = assemble(ranked, budget=20, fmt="markdown", count=o200k)
     assert result.chunks == () and result.context == "" and result.total_tokens == 0
     assert result.trace[0].reason == "over_budget"
 
 
 def test_it_renders_json_chunks_with_id_type_source_and_relevance() -> None:
-    ranked = rank(
-        [cand(7, "Backups are kept 35 days.", vector_rank=1, title="Backups")], weights=RankWeights(), now=NOW
-    )
+    ranked = rank([cand(7, "Backups are kept 35 days.", vector_rank=1, title="Backups")], context=CTX)
     result = assemble(ranked, budget=200, fmt="json", count=o200k)
     (obj,) = json.loads(result.context)
     assert obj["id"] == 7 and obj["type"] == "memory/fact" and obj["source"] == "session"
@@ -94,14 +91,14 @@ def test_it_renders_json_chunks_with_id_type_source_and_relevance() -> None:
 
 
 def test_it_renders_markdown_with_headers() -> None:
-    ranked = rank([cand(1, "Body.", vector_rank=1, title="A title")], weights=RankWeights(), now=NOW)
+    ranked = rank([cand(1, "Body.", vector_rank=1, title="A title")], context=CTX)
     result = assemble(ranked, budget=200, fmt="markdown", count=o200k)
     assert result.context.startswith("# Context\n\n## A title\n")
 
 
 def test_it_records_duplicates_in_the_trace() -> None:
     c = cand(1, "Same.", vector_rank=1)
-    ranked = rank([c, c], weights=RankWeights(), now=NOW)
+    ranked = rank([c, c], context=CTX)
     result = assemble(ranked, budget=100, fmt="text", count=o200k)
     assert len(result.chunks) == 1
     assert [e.reason for e in result.trace] == ["fits", "duplicate"]
@@ -133,7 +130,7 @@ def test_it_never_exceeds_the_token_budget(
         return count_tokens(text, encoding)
 
     items = [cand(i, text, title=titles[i], pinned=pinned[i], vector_rank=i + 1) for i, text in enumerate(contents)]
-    result = assemble(rank(items, weights=RankWeights(), now=NOW), budget=budget, fmt=fmt, count=count)
+    result = assemble(rank(items, context=CTX), budget=budget, fmt=fmt, count=count)
     assert result.total_tokens == count(result.context)
     assert result.total_tokens <= budget
     assert len(result.trace) == len(items)
@@ -143,6 +140,6 @@ def test_it_cuts_only_one_item() -> None:
     long_a = " ".join(f"Alpha sentence {i} is here." for i in range(40))
     long_b = " ".join(f"Beta sentence {i} is here." for i in range(40))
     items = [cand(1, long_a, vector_rank=1), cand(2, long_b, vector_rank=2)]
-    result = assemble(rank(items, weights=RankWeights(), now=NOW), budget=80, fmt="text", count=o200k)
+    result = assemble(rank(items, context=CTX), budget=80, fmt="text", count=o200k)
     assert [c.id for c in result.chunks] == [1] and result.truncated_count == 1
     assert [(e.decision, e.reason) for e in result.trace][1] == ("excluded", "over_budget")

@@ -1,34 +1,42 @@
 """Packing ranked candidates into an exact token budget.
 
-Order: pinned first while they fit, then by score. The first item that does not fit whole is cut
-at a sentence boundary when that fits (marked truncated); smaller whole items further down may
-still fill the remainder. Costs are estimated piece by piece, then the whole string is counted exactly and
-the tail is dropped until the exact count is within budget: the invariant never rests on the
-estimate.
+Order: pinned first while they fit, then error hints, then by score. Each candidate takes the
+richest rung of its compression ladder that the zone and its conversation distance allow and
+that fits the remaining budget (for layer summaries: detailed → paragraph → sentence). Kinds
+with a retrieval limit stop at the limit ("over_limit"). The first candidate that fits at no
+rung is cut at a sentence boundary when that fits (marked truncated); smaller candidates
+further down may still fill the remainder. Costs are estimated piece by piece, then the whole
+string is counted exactly and the tail dropped until the count is within budget: the
+invariant never rests on the estimate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from apps.assembly.engine.format import FRAMES, render, render_piece
+from apps.assembly.engine.format import FRAMES, Template, render, render_piece
+from apps.assembly.engine.ladder import ladder
+from apps.assembly.engine.policy import CONSERVATIVE_MAX_ITEMS, Resolution, allowed_depths
 from apps.assembly.engine.truncate import cut_to_fit
-from apps.assembly.engine.types import Assembled, Chunk, Counter, Scored, TraceEntry
+from apps.assembly.engine.types import Assembled, Chunk, Counter, Rung, Scored, TraceEntry
 
 
 @dataclass
 class _Taken:
     scored: Scored
     text: str
+    depth: str
     piece: str
     tokens: int
     truncated: bool
 
 
-def _trace(s: Scored, decision: str, reason: str, tokens: int) -> TraceEntry:
+def _trace(s: Scored, decision: str, reason: str, tokens: int, depth: str = "") -> TraceEntry:
     c = s.candidate
     return TraceEntry(
         id=c.id,
+        source=c.source,
         external_id=c.external_id,
         kind=c.kind,
         type=c.type,
@@ -37,58 +45,112 @@ def _trace(s: Scored, decision: str, reason: str, tokens: int) -> TraceEntry:
         parts=s.parts,
         decision=decision,
         reason=reason,
+        depth=depth,
         tokens=tokens,
     )
 
 
-def assemble(ranked: list[Scored], *, budget: int, fmt: str, count: Counter) -> Assembled:
+def assemble(
+    ranked: list[Scored],
+    *,
+    budget: int,
+    fmt: str,
+    count: Counter,
+    zone: str = "normal",
+    resolution: Resolution | None = None,
+    limits: Mapping[str, int] | None = None,
+    template: Template | None = None,
+) -> Assembled:
     """Pack `ranked` (already in priority order) into at most `budget` tokens of `fmt`."""
     if budget < 1:
         raise ValueError("budget must be positive")
+    resolution = resolution or Resolution()
+    limits = limits or {}
     frame = FRAMES[fmt]
     frame_cost = count(frame.head + frame.tail)
     sep_cost = count(frame.sep)
     taken: list[_Taken] = []
-    decisions: dict[int, TraceEntry] = {}  # first occurrence of each candidate id, in ranked order
+    decisions: dict[tuple[str, int], TraceEntry] = {}  # first occurrence of each candidate, in ranked order
     duplicates: list[TraceEntry] = []
+    per_kind: dict[str, int] = {}
+    unpinned_taken = 0
     used = frame_cost
+
+    def piece_of(s: Scored, text: str, depth: str, truncated: bool) -> str:
+        return render_piece(
+            s.candidate, text, fmt=fmt, score=s.score, truncated=truncated, depth=depth, template=template
+        )
 
     for s in ranked:
         c = s.candidate
-        if c.id in decisions:
+        if c.key in decisions:
             duplicates.append(_trace(s, "excluded", "duplicate", 0))
             continue
-        extra = sep_cost if taken else 0
-        piece = render_piece(c, c.content, fmt=fmt, score=s.score, truncated=False)
-        cost = count(piece)
-        if used + extra + cost <= budget:
-            taken.append(_Taken(s, c.content, piece, cost, False))
-            used += extra + cost
-            decisions[c.id] = _trace(s, "included", "fits", cost)
+        depths, why_not = allowed_depths(c, zone=zone, resolution=resolution)
+        if not depths:
+            decisions[c.key] = _trace(s, "excluded", why_not, 0)
             continue
+        limit = limits.get(c.kind)
+        if not c.pinned and limit is not None and per_kind.get(c.kind, 0) >= limit:
+            decisions[c.key] = _trace(s, "excluded", "over_limit", 0)
+            continue
+        if zone == "conservative" and not c.pinned and unpinned_taken >= CONSERVATIVE_MAX_ITEMS:
+            decisions[c.key] = _trace(s, "excluded", "zone", 0)
+            continue
+        extra = sep_cost if taken else 0
+        rungs = [rung for rung in ladder(c) if rung.depth in depths]
         room = budget - used - extra
+        can_cut = room > 0 and not any(t.truncated for t in taken)  # only one cut: later ones would be scraps
 
-        def fits(text: str, s: Scored = s, room: int = room) -> bool:
-            return count(render_piece(s.candidate, text, fmt=fmt, score=s.score, truncated=True)) <= room
+        def cut(rung: Rung, s: Scored = s, room: int = room) -> _Taken | None:
+            def fits(text: str) -> bool:
+                return count(piece_of(s, text, rung.depth, True)) <= room
 
-        # Only the first item that does not fit whole is cut; later ones would be scraps.
-        cut = cut_to_fit(c.content, fits) if room > 0 and not any(t.truncated for t in taken) else None
-        if cut is not None:
-            piece = render_piece(c, cut, fmt=fmt, score=s.score, truncated=True)
-            cut_cost = count(piece)
-            taken.append(_Taken(s, cut, piece, cut_cost, True))
-            used += extra + cut_cost
-            decisions[c.id] = _trace(
-                s, "truncated", f"cut at a sentence boundary ({cost} → {cut_cost} tokens)", cut_cost
-            )
+            text = cut_to_fit(rung.text, fits)
+            if text is None:
+                return None
+            piece = piece_of(s, text, rung.depth, True)
+            return _Taken(s, text, rung.depth, piece, count(piece), True)
+
+        chosen: _Taken | None = None
+        first_cost = 0
+        for index, rung in enumerate(rungs):
+            piece = piece_of(s, rung.text, rung.depth, False)
+            cost = count(piece)
+            first_cost = first_cost or cost
+            if cost <= room:
+                chosen = _Taken(s, rung.text, rung.depth, piece, cost, False)
+                break
+            lower = rungs[index + 1] if index + 1 < len(rungs) else None
+            if can_cut and lower is not None and lower.prefix:
+                # The next rung is only a leading excerpt: filling the room with whole sentences beats it.
+                chosen = cut(rung)
+                if chosen is not None and (
+                    len(chosen.text) >= len(lower.text) or count(piece_of(s, lower.text, lower.depth, False)) > room
+                ):
+                    break
+                chosen = None
+        if chosen is None and can_cut and rungs:
+            chosen = cut(rungs[0])
+        if chosen is None:
+            decisions[c.key] = _trace(s, "excluded", "over_budget", first_cost)
+            continue
+        taken.append(chosen)
+        used += extra + chosen.tokens
+        per_kind[c.kind] = per_kind.get(c.kind, 0) + 1
+        unpinned_taken += 0 if c.pinned else 1
+        if chosen.truncated:
+            reason = f"cut at a sentence boundary ({first_cost} → {chosen.tokens} tokens)"
+            decisions[c.key] = _trace(s, "truncated", reason, chosen.tokens, chosen.depth)
         else:
-            decisions[c.id] = _trace(s, "excluded", "over_budget", cost)
+            decisions[c.key] = _trace(s, "included", "fits", chosen.tokens, chosen.depth)
 
     context = render([t.piece for t in taken], fmt=fmt)
     total = count(context)
     while taken and total > budget:  # the estimate missed a merge across a boundary: drop the tail
         dropped = taken.pop()
-        decisions[dropped.scored.candidate.id] = _trace(dropped.scored, "excluded", "over_budget", dropped.tokens)
+        key = dropped.scored.candidate.key
+        decisions[key] = _trace(dropped.scored, "excluded", "over_budget", dropped.tokens)
         context = render([t.piece for t in taken], fmt=fmt)
         total = count(context)
     if total > budget:  # only the empty frame is left and even it does not fit
@@ -97,19 +159,26 @@ def assemble(ranked: list[Scored], *, budget: int, fmt: str, count: Counter) -> 
     chunks = tuple(
         Chunk(
             id=t.scored.candidate.id,
+            source=t.scored.candidate.source,
             external_id=t.scored.candidate.external_id,
             kind=t.scored.candidate.kind,
             type=t.scored.candidate.type,
             layer=t.scored.candidate.layer_id,
             layer_name=t.scored.candidate.layer_name,
             text=t.text,
+            depth=t.depth,
             tokens=t.tokens,
             score=t.scored.score,
             truncated=t.truncated,
+            pinned=t.scored.candidate.pinned,
+            created_at=t.scored.candidate.created_at,
+            confidence=t.scored.candidate.confidence,
         )
         for t in taken
     )
-    overflow = sum(1 for e in decisions.values() if e.decision == "excluded" and e.reason == "over_budget")
+    overflow = sum(
+        1 for e in decisions.values() if e.decision == "excluded" and e.reason in ("over_budget", "over_limit")
+    )
     return Assembled(
         context=context,
         total_tokens=total,
@@ -118,4 +187,5 @@ def assemble(ranked: list[Scored], *, budget: int, fmt: str, count: Counter) -> 
         trace=(*decisions.values(), *duplicates),
         truncated_count=sum(1 for t in taken if t.truncated),
         overflow_count=overflow,
+        zone=zone,
     )

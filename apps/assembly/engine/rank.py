@@ -1,60 +1,131 @@
-"""Ranking: fuse vector and keyword retrieval (reciprocal rank fusion) with recency and importance.
+"""Ranking: every signal becomes a score part in [0, 1]; the score is their weighted mean.
 
-Ranking happens after retrieval and before formatting. Every part of a score is kept, so the
-trace can explain it.
+Parts: fused retrieval relevance (reciprocal-rank fusion of vector and keyword ranks, with the
+raw similarity and keyword score kept for the trace), recency (half-life), importance,
+confidence, priority level, same-group match, agent-type relevance and conversation distance.
+A part that does not apply to a candidate (no priority on a memory, no distance on a document)
+is left out of its mean rather than counted as zero. Pinned items and error hints go first
+(seed 004 property 1, seed 001), then by score.
+
+Custom scorers have the signature of `weighted_score` and are registered by name in settings.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 
+from apps.assembly.engine.policy import Resolution
 from apps.assembly.engine.types import Candidate, Scored
 
 RRF_K = 60
+PRIORITY_VALUE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 
 
 @dataclass(frozen=True)
 class RankWeights:
-    """How much each signal counts; relevance (fused retrieval rank) dominates by default."""
+    """How much each part counts; relevance dominates by default."""
 
     vector: float = 1.0
     keyword: float = 1.0
     relevance: float = 0.8
     recency: float = 0.1
     importance: float = 0.1
+    confidence: float = 0.05
+    priority: float = 0.1
+    group: float = 0.1
+    agent_type: float = 0.1
+    distance: float = 0.2
     recency_half_life_days: float = 30.0
+
+    @classmethod
+    def from_overrides(cls, overrides: Mapping[str, float]) -> RankWeights:
+        """Defaults with the given fields replaced; unknown keys are ignored (validated at the edge)."""
+        known = {f.name for f in fields(cls)}
+        return replace(cls(), **{k: float(v) for k, v in overrides.items() if k in known})
+
+
+@dataclass(frozen=True)
+class RankContext:
+    """What a scorer may look at besides the candidate."""
+
+    now: datetime
+    weights: RankWeights = field(default_factory=RankWeights)
+    group_id: str = ""
+    agent_type: str = ""
+    resolution: Resolution = field(default_factory=Resolution)
+
+
+Scorer = Callable[[Candidate, RankContext], Scored]
 
 
 def _rrf(rank: int | None) -> float:
     return 0.0 if rank is None else 1.0 / (RRF_K + rank)
 
 
-def score_candidate(candidate: Candidate, *, weights: RankWeights, now: datetime) -> Scored:
-    """The candidate's score in [0, 1] and its parts."""
+def fused_relevance(c: Candidate, weights: RankWeights) -> float:
+    """Reciprocal-rank fusion of the vector and keyword ranks, scaled to [0, 1]; related items
+    inherit a share of their neighbour's relevance (see retrieval.related_items)."""
     fused_max = (weights.vector + weights.keyword) / (RRF_K + 1)
-    fused = weights.vector * _rrf(candidate.vector_rank) + weights.keyword * _rrf(candidate.keyword_rank)
-    relevance = fused / fused_max if fused_max > 0 else 0.0
-    age_days = max((now - candidate.created_at).total_seconds(), 0.0) / 86400.0
-    recency = math.pow(0.5, age_days / weights.recency_half_life_days)
-    importance = min(max(candidate.importance, 0.0), 1.0)
-    total_weight = weights.relevance + weights.recency + weights.importance
-    score = weights.relevance * relevance + weights.recency * recency + weights.importance * importance
-    score = score / total_weight if total_weight > 0 else 0.0
-    parts = {"relevance": relevance, "recency": recency, "importance": importance}
-    if candidate.vector_similarity is not None:
-        parts["vector_similarity"] = candidate.vector_similarity
-        parts["vector_rank"] = float(candidate.vector_rank or 0)
-    if candidate.keyword_score is not None:
-        parts["keyword_score"] = candidate.keyword_score
-        parts["keyword_rank"] = float(candidate.keyword_rank or 0)
-    if candidate.pinned:
-        parts["pinned"] = 1.0
-    return Scored(candidate=candidate, score=score, parts=parts)
+    fused = weights.vector * _rrf(c.vector_rank) + weights.keyword * _rrf(c.keyword_rank)
+    inherited = c.metadata.get("inherited_relevance", 0.0) if c.metadata else 0.0
+    return max(fused / fused_max if fused_max > 0 else 0.0, float(inherited))
 
 
-def rank(candidates: list[Candidate], *, weights: RankWeights, now: datetime) -> list[Scored]:
-    """Pinned first (seed 004 property 1), then by score; ties by id for determinism."""
-    scored = [score_candidate(c, weights=weights, now=now) for c in candidates]
-    return sorted(scored, key=lambda s: (not s.candidate.pinned, -s.score, s.candidate.id))
+def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
+    """Every applicable part of the candidate's score, each in [0, 1]."""
+    w = ctx.weights
+    age_days = max((ctx.now - c.created_at).total_seconds(), 0.0) / 86400.0
+    parts = {
+        "relevance": fused_relevance(c, w),
+        "recency": math.pow(0.5, age_days / max(w.recency_half_life_days, 1e-6)),
+        "importance": min(max(c.importance, 0.0), 1.0),
+    }
+    if c.confidence is not None:
+        parts["confidence"] = min(max(c.confidence, 0.0), 1.0)
+    if c.priority in PRIORITY_VALUE:
+        parts["priority"] = PRIORITY_VALUE[c.priority]
+    if ctx.group_id and c.group_id:
+        parts["group"] = 1.0 if c.group_id == ctx.group_id else 0.0
+    if ctx.agent_type and c.kind == "package":
+        parts["agent_type"] = 1.0 if ctx.agent_type in c.agent_types else (0.5 if not c.agent_types else 0.0)
+    if c.distance is not None:
+        parts["distance"] = math.pow(0.5, c.distance / max(ctx.resolution.full_context_distance, 1))
+    return parts
+
+
+def weighted_score(c: Candidate, ctx: RankContext) -> Scored:
+    """The default scorer: the weighted mean of the applicable parts."""
+    parts = score_parts(c, ctx)
+    weights = {name: getattr(ctx.weights, name) for name in parts}
+    total = sum(weights.values())
+    score = sum(weights[name] * value for name, value in parts.items()) / total if total > 0 else 0.0
+    trace_parts = dict(parts)
+    if c.vector_similarity is not None:
+        trace_parts["vector_similarity"] = c.vector_similarity
+        trace_parts["vector_rank"] = float(c.vector_rank or 0)
+    if c.keyword_score is not None:
+        trace_parts["keyword_score"] = c.keyword_score
+        trace_parts["keyword_rank"] = float(c.keyword_rank or 0)
+    if c.pinned:
+        trace_parts["pinned"] = 1.0
+    return Scored(candidate=c, score=score, parts=trace_parts)
+
+
+def recency_score(c: Candidate, ctx: RankContext) -> Scored:
+    """A registered alternative: newest first, relevance only breaking ties."""
+    base = weighted_score(c, ctx)
+    score = 0.9 * base.parts["recency"] + 0.1 * base.parts["relevance"]
+    return Scored(candidate=c, score=score, parts=base.parts)
+
+
+def _group(c: Candidate) -> int:
+    return 0 if c.pinned else (1 if c.source == "error_hint" else 2)
+
+
+def rank(candidates: list[Candidate], *, context: RankContext, scorer: Scorer = weighted_score) -> list[Scored]:
+    """Pinned first, then error hints, then by score; ties by source and id for determinism."""
+    scored = [scorer(c, context) for c in candidates]
+    return sorted(scored, key=lambda s: (_group(s.candidate), -s.score, s.candidate.source, s.candidate.id))

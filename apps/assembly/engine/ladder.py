@@ -1,0 +1,48 @@
+"""The compression ladder of a candidate: full → summary → title for items, or the stored depths.
+
+An item without a stored summary gets an extractive one (its leading sentences); a title is the
+item's own title or its first words. Rungs that would not be shorter than the one above are
+dropped, so every step down the ladder saves tokens.
+"""
+
+from __future__ import annotations
+
+from apps.assembly.engine.truncate import sentences
+from apps.assembly.engine.types import Candidate, Rung
+
+SUMMARY_CHARS = 280
+TITLE_WORDS = 12
+
+
+def _lead(text: str, limit: int) -> str:
+    """Whole leading sentences up to `limit` characters (at least the first one)."""
+    parts = sentences(text)
+    out = ""
+    for part in parts:
+        if out and len(out) + len(part) > limit:
+            break
+        out += part
+    return out.strip()
+
+
+def _title_of(candidate: Candidate) -> str:
+    if candidate.title:
+        return candidate.title
+    words = candidate.content.split()
+    return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
+
+
+def ladder(candidate: Candidate) -> tuple[Rung, ...]:
+    """The candidate's rungs, richest first; never empty."""
+    if candidate.rungs:
+        return candidate.rungs
+    full = candidate.content
+    rungs = [Rung("full", full)]
+    stored = candidate.metadata.get("summary") if isinstance(candidate.metadata.get("summary"), str) else None
+    summary = stored or _lead(full, SUMMARY_CHARS)
+    if summary and len(summary) < len(full):
+        rungs.append(Rung("summary", summary, prefix=not stored))
+    title = _title_of(candidate)
+    if title and len(title) < len(rungs[-1].text):
+        rungs.append(Rung("title", title))
+    return tuple(rungs)

@@ -1,0 +1,155 @@
+"""Resolving a context request: the request, then the agent profile, then settings decide each knob."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from apps.assembly.engine import (
+    BUILTIN_TEMPLATES,
+    FORMATS,
+    PRESETS,
+    RankWeights,
+    Resolution,
+    Scorer,
+    Template,
+    ZoneThresholds,
+    zone_for,
+)
+from apps.assembly.models import OutputTemplate
+from apps.assembly.params import ContextParams
+from apps.core import tokenizer
+from apps.core.errors import InvalidInput
+from apps.layers.models import Layer
+from apps.layers.selectors import layer_get, layer_get_by_external_id
+from apps.profiles.models import AgentProfile
+from apps.workspaces.models import Workspace
+
+
+@dataclass
+class Resolved:
+    """Everything assembly needs to know, with the warnings resolving produced."""
+
+    layer: Layer
+    profile: AgentProfile | None
+    requested_budget: int
+    budget: int  # after the context-window cap; may be < 1 (then the context is empty)
+    model: str
+    tokenizer: tokenizer.TokenizerInfo
+    fmt: str
+    template: Template | None
+    zone: str
+    resolution: Resolution
+    weights: RankWeights
+    scorer: Scorer
+    scorer_name: str
+    agent_type: str
+    package_limit: int
+    types: tuple[str, ...]
+    warnings: list[str] = field(default_factory=list)
+    cache_hit: bool = False  # set once the query embedding is known
+
+
+def _layer(workspace: Workspace, params: ContextParams) -> Layer:
+    if params.layer_id is not None:
+        return layer_get(workspace=workspace, layer_id=params.layer_id)
+    if params.layer_external_id:
+        return layer_get_by_external_id(workspace=workspace, external_id=params.layer_external_id)
+    raise InvalidInput("give `layer` or `layer_external_id`", code="missing_layer")
+
+
+def _template(workspace: Workspace, name: str | None) -> Template | None:
+    if not name:
+        return None
+    custom = OutputTemplate.objects.filter(workspace=workspace, name=name).first()
+    if custom is not None:
+        return Template(name=custom.name, body=custom.body, by_type=dict(custom.by_type))
+    if name in BUILTIN_TEMPLATES:
+        return BUILTIN_TEMPLATES[name]
+    names = ", ".join(sorted(BUILTIN_TEMPLATES))
+    raise InvalidInput(
+        f"unknown template {name!r} (built in: {names}, or one the workspace registered)", code="unknown_template"
+    )
+
+
+def _scorer(name: str) -> Scorer:
+    path = settings.RANKING_FUNCTIONS.get(name)
+    if path is None:
+        names = ", ".join(sorted(settings.RANKING_FUNCTIONS))
+        raise InvalidInput(f"unknown ranking function {name!r} (registered: {names})", code="unknown_ranking")
+    return import_string(path)  # type: ignore[no-any-return]
+
+
+def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
+    """Apply request → profile → settings precedence and validate what only the service can check."""
+    warnings: list[str] = []
+    layer = _layer(workspace, params)
+    if not params.query.strip() and params.query_vector is None:
+        raise InvalidInput("give `query` or `query_vector`", code="missing_query")
+    profile = None
+    if params.profile:
+        profile = AgentProfile.objects.filter(workspace=workspace, name=params.profile).first()
+        if profile is None:
+            warnings.append(f"unknown profile {params.profile!r}; using the defaults")
+
+    requested = params.token_budget or (profile.token_budget if profile else None) or settings.DEFAULT_TOKEN_BUDGET
+    if not 1 <= requested <= settings.MAX_TOKEN_BUDGET:
+        raise InvalidInput(
+            f"token_budget must be between 1 and {settings.MAX_TOKEN_BUDGET}", code="invalid_token_budget"
+        )
+    window = params.context_window or (profile.context_window if profile else None)
+    margin = profile.safety_margin if profile else settings.SAFETY_MARGIN
+    budget = requested
+    if window and params.tokens_used is not None:
+        if params.tokens_used > window:
+            raise InvalidInput("tokens_used cannot exceed context_window", code="invalid_tokens_used")
+        cap = math.floor(window * (1 - margin)) - params.tokens_used
+        if cap < requested:
+            budget = cap
+            warnings.append(f"budget capped at {max(cap, 0)} tokens: {window} x (1 - {margin}) - {params.tokens_used}")
+    thresholds = ZoneThresholds(
+        settings.ZONE_SOFT_WARNING, settings.ZONE_CONSERVATIVE, settings.ZONE_WRAP_UP, settings.ZONE_EMERGENCY
+    )
+    zone = zone_for(tokens_used=params.tokens_used, context_window=window, thresholds=thresholds)
+    if zone != "normal":
+        warnings.append(f"token zone {zone}: {params.tokens_used} of {window} tokens already used")
+
+    model = params.model or (profile.model if profile and profile.model else None) or settings.DEFAULT_MODEL
+    info = tokenizer.encoding_for_model(model)
+    if info.estimated:
+        warnings.append(f"no tokenizer is known for model {model!r}; counts use {info.encoding} and are estimated")
+    fmt = params.format or (profile.preferred_format if profile else None) or "markdown"
+    if fmt not in FORMATS:
+        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
+    scorer_name = params.ranking or (profile.ranking_function if profile else None) or "default"
+    weights = RankWeights.from_overrides(
+        {"recency_half_life_days": settings.RECENCY_HALF_LIFE_DAYS, **(profile.ranking_weights if profile else {})}
+    )
+    agent_type = params.agent_type or (profile.agent_type if profile else "")
+    package_limit = (
+        (profile.retrieval_limit if profile and profile.retrieval_limit else None)
+        or settings.AGENT_TYPE_PACKAGE_LIMITS.get(agent_type)
+        or settings.DEFAULT_PACKAGE_LIMIT
+    )
+    return Resolved(
+        layer=layer,
+        profile=profile,
+        requested_budget=requested,
+        budget=budget,
+        model=model,
+        tokenizer=info,
+        fmt=fmt,
+        template=_template(workspace, params.template or (profile.template if profile else None)),
+        zone=zone,
+        resolution=PRESETS[profile.conversation_preset if profile else "balanced"],
+        weights=weights,
+        scorer=_scorer(scorer_name),
+        scorer_name=scorer_name,
+        agent_type=agent_type,
+        package_limit=package_limit,
+        types=tuple(params.types) or tuple(profile.type_filters if profile and profile.type_filters else ()),
+        warnings=warnings,
+    )

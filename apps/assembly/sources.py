@@ -1,0 +1,40 @@
+"""Pluggable candidate sources beyond retrieval, e.g. error-pattern hints (settings.CONTEXT_SOURCES).
+
+A source gets the resolved request and returns candidates; it must not fail the request: the
+service catches its errors and turns them into a warning (FR-010).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from apps.assembly.engine import Candidate
+
+
+@dataclass(frozen=True)
+class SourceRequest:
+    """What a candidate source may use to find candidates."""
+
+    workspace_id: int
+    layer_id: int
+    layer_name: str
+    query: str
+    error: str
+    agent_type: str
+    group_id: str
+
+
+class CandidateSource(Protocol):
+    name: str
+
+    def candidates(self, request: SourceRequest) -> list[Candidate]: ...
+
+
+@functools.cache
+def configured_sources() -> tuple[CandidateSource, ...]:
+    return tuple(import_string(path)() for path in settings.CONTEXT_SOURCES)
