@@ -1,0 +1,149 @@
+"""Agent API for profiles: one class per operation, input validated at the edge (seed 004)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.pagination import DefaultPagination
+from apps.profiles import selectors, services
+from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
+from apps.profiles.services import ProfileInput
+
+NAME_REGEX = r"^[A-Za-z0-9_.-]{1,100}$"
+
+
+class FiniteFloatField(serializers.FloatField):
+    """A float that is a real number: no NaN or Infinity (not even as strings), no booleans."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            self.fail("invalid")
+        return value
+
+
+class ProfileFields(serializers.Serializer):
+    """The configuration of a profile. Shapes are checked here; cross-field rules in the service."""
+
+    agent_type = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    model = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    context_window = serializers.IntegerField(
+        min_value=1, max_value=services.MAX_CONTEXT_WINDOW, required=False, allow_null=True
+    )
+    token_budget = serializers.IntegerField(
+        min_value=1, max_value=settings.MAX_TOKEN_BUDGET, required=False, allow_null=True
+    )
+    retrieval_limit = serializers.IntegerField(
+        min_value=1, max_value=services.MAX_RETRIEVAL_LIMIT, required=False, allow_null=True
+    )
+    preferred_format = serializers.ChoiceField(choices=OutputFormat.choices, required=False)
+    type_filters = serializers.ListField(
+        child=serializers.CharField(max_length=services.MAX_TYPE_FILTER_CHARS),
+        max_length=services.MAX_TYPE_FILTERS,
+        required=False,
+    )
+    template = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    conversation_preset = serializers.ChoiceField(choices=ConversationPreset.choices, required=False)
+    ranking_function = serializers.CharField(max_length=100, required=False)
+    ranking_weights = serializers.DictField(
+        child=FiniteFloatField(min_value=0.0),
+        required=False,
+        help_text=f"Overrides of the ranking weights; keys: {', '.join(sorted(services.RANKING_WEIGHT_KEYS))}.",
+    )
+    safety_margin = FiniteFloatField(min_value=0.0, max_value=services.MAX_SAFETY_MARGIN, required=False)
+
+    def profile_input(self) -> ProfileInput:
+        """The validated configuration; fields the request left out take their defaults."""
+        return ProfileInput(**{k: v for k, v in self.validated_data.items() if k != "name"})
+
+
+class ProfileOutput(serializers.ModelSerializer):
+    type_filters = serializers.ListField(child=serializers.CharField())
+    # jsonb stores numbers as decimals and may hand back an int; weights are always floats.
+    ranking_weights = serializers.DictField(child=serializers.FloatField())
+
+    class Meta:
+        model = AgentProfile
+        fields = [
+            "id",
+            "name",
+            "agent_type",
+            "model",
+            "context_window",
+            "token_budget",
+            "retrieval_limit",
+            "preferred_format",
+            "type_filters",
+            "template",
+            "conversation_preset",
+            "ranking_function",
+            "ranking_weights",
+            "safety_margin",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class ProfileListCreateApi(APIView):
+    @extend_schema_serializer(component_name="ProfileCreate")
+    class Input(ProfileFields):
+        """A new profile; the fields left out take their defaults."""
+
+        name = serializers.RegexField(NAME_REGEX, max_length=100, trim_whitespace=False)
+
+    @extend_schema(responses=ProfileOutput(many=True))
+    def get(self, request: Request) -> Response:
+        profiles = selectors.profiles_list(workspace=request.user.workspace)
+        paginator = DefaultPagination()
+        page = paginator.paginate_queryset(profiles, request, view=self)
+        return paginator.get_paginated_response(ProfileOutput(page, many=True).data)
+
+    @extend_schema(request=Input, responses={201: ProfileOutput})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        profile = services.profile_create(
+            workspace=request.user.workspace, name=data.validated_data["name"], data=data.profile_input()
+        )
+        return Response(ProfileOutput(profile).data, status=status.HTTP_201_CREATED)
+
+
+class ProfileDetailApi(APIView):
+    @extend_schema_serializer(component_name="ProfileReplace")
+    class Input(ProfileFields):
+        """The whole profile: the fields left out return to their defaults."""
+
+        name = serializers.RegexField(
+            NAME_REGEX, max_length=100, trim_whitespace=False, required=False, help_text="A new name, to rename."
+        )
+
+    @extend_schema(responses=ProfileOutput)
+    def get(self, request: Request, name: str) -> Response:
+        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        return Response(ProfileOutput(profile).data)
+
+    @extend_schema(request=Input, responses=ProfileOutput)
+    def put(self, request: Request, name: str) -> Response:
+        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        profile = services.profile_update(
+            profile=profile, name=data.validated_data.get("name", name), data=data.profile_input()
+        )
+        return Response(ProfileOutput(profile).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, name: str) -> Response:
+        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        services.profile_delete(profile=profile)
+        return Response(status=status.HTTP_204_NO_CONTENT)

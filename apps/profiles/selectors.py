@@ -1,0 +1,22 @@
+"""Reads for agent profiles, always scoped to one workspace."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from apps.core.errors import NotFound
+from apps.profiles.models import AgentProfile
+from apps.workspaces.models import Workspace
+
+
+def profile_get(*, workspace: Workspace, name: str) -> AgentProfile:
+    """The workspace's profile of that name, or NotFound (also for another workspace's profile)."""
+    profile = AgentProfile.objects.filter(workspace=workspace, name=name).first()
+    if profile is None:
+        raise NotFound(f"profile {name!r} not found", code="profile_not_found")
+    return profile
+
+
+def profiles_list(*, workspace: Workspace) -> QuerySet[AgentProfile]:
+    """The workspace's profiles by name."""
+    return AgentProfile.objects.filter(workspace=workspace).order_by("name")

@@ -1,0 +1,175 @@
+"""Writes for agent profiles: create, replace, delete (seed 004)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from apps.core.errors import Conflict, InvalidInput
+from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
+from apps.workspaces.models import Workspace
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+MAX_CONTEXT_WINDOW = 2_000_000
+MAX_RETRIEVAL_LIMIT = 1000
+MAX_TYPE_FILTERS = 50
+MAX_TYPE_FILTER_CHARS = 32
+MAX_SAFETY_MARGIN = 0.9
+RANKING_WEIGHT_KEYS = frozenset(
+    {
+        "vector",
+        "keyword",
+        "relevance",
+        "recency",
+        "importance",
+        "confidence",
+        "priority",
+        "group",
+        "agent_type",
+        "distance",
+        "pinned",
+        "recency_half_life_days",
+    }
+)
+# The engine divides by the half-life; the floor matches settings.RECENCY_HALF_LIFE_DAYS's.
+MIN_RECENCY_HALF_LIFE_DAYS = 0.01
+
+
+@dataclass(frozen=True)
+class ProfileInput:
+    """Every configurable field of a profile; the defaults are the model's (a PUT resets to them)."""
+
+    agent_type: str = ""
+    model: str = ""
+    context_window: int | None = None
+    token_budget: int | None = None
+    retrieval_limit: int | None = None
+    preferred_format: str = OutputFormat.MARKDOWN
+    type_filters: list[str] = field(default_factory=list)
+    template: str = ""
+    conversation_preset: str = ConversationPreset.BALANCED
+    ranking_function: str = "default"
+    ranking_weights: dict[str, float] = field(default_factory=dict)
+    safety_margin: float = 0.15
+
+
+def check_name(name: str) -> None:
+    """A name is 1-100 of [A-Za-z0-9_.-] and not "." or "..", so it is one clean URL path segment."""
+    if not NAME_PATTERN.fullmatch(name) or name in {".", ".."}:
+        raise InvalidInput("name must be 1-100 characters of A-Z a-z 0-9 _ . - (not . or ..)", code="invalid_name")
+
+
+def _check_weights(weights: object) -> None:
+    if not isinstance(weights, dict):
+        raise InvalidInput("ranking_weights must be an object of numbers", code="invalid_ranking_weights")
+    unknown = sorted(str(key) for key in set(weights) - RANKING_WEIGHT_KEYS)
+    if unknown:
+        raise InvalidInput(
+            f"unknown ranking weights: {', '.join(unknown)}",
+            code="invalid_ranking_weights",
+            details={"unknown": unknown, "allowed": sorted(RANKING_WEIGHT_KEYS)},
+        )
+    for key, value in weights.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise InvalidInput(f"ranking weight {key} must be a finite number >= 0", code="invalid_ranking_weights")
+    half_life = weights.get("recency_half_life_days")
+    if half_life is not None and half_life < MIN_RECENCY_HALF_LIFE_DAYS:
+        raise InvalidInput(
+            f"recency_half_life_days must be at least {MIN_RECENCY_HALF_LIFE_DAYS}", code="invalid_ranking_weights"
+        )
+
+
+def profile_check(*, data: ProfileInput) -> None:
+    """Raise InvalidInput unless `data` is a configuration assembly can use as it stands.
+
+    The API edge checks shapes first; this also guards callers without a serializer (the admin,
+    whose JSON fields accept anything).
+    """
+    window = data.context_window
+    if window is not None and not 1 <= window <= MAX_CONTEXT_WINDOW:
+        raise InvalidInput(f"context_window must be between 1 and {MAX_CONTEXT_WINDOW}", code="invalid_context_window")
+    if data.token_budget is not None:
+        cap = min(window, settings.MAX_TOKEN_BUDGET) if window is not None else settings.MAX_TOKEN_BUDGET
+        if not 1 <= data.token_budget <= cap:
+            raise InvalidInput(
+                f"token_budget must be between 1 and {cap}" + (" (the context_window)" if cap == window else ""),
+                code="invalid_token_budget",
+                details={"max": cap},
+            )
+    if data.retrieval_limit is not None and not 1 <= data.retrieval_limit <= MAX_RETRIEVAL_LIMIT:
+        raise InvalidInput(
+            f"retrieval_limit must be between 1 and {MAX_RETRIEVAL_LIMIT}", code="invalid_retrieval_limit"
+        )
+    if data.preferred_format not in OutputFormat.values:
+        raise InvalidInput(
+            f"preferred_format must be one of {', '.join(OutputFormat.values)}", code="invalid_preferred_format"
+        )
+    if data.conversation_preset not in ConversationPreset.values:
+        raise InvalidInput(
+            f"conversation_preset must be one of {', '.join(ConversationPreset.values)}",
+            code="invalid_conversation_preset",
+        )
+    filters = data.type_filters
+    if (
+        not isinstance(filters, list)
+        or len(filters) > MAX_TYPE_FILTERS
+        or any(not isinstance(t, str) or not t or len(t) > MAX_TYPE_FILTER_CHARS for t in filters)
+    ):
+        raise InvalidInput(
+            f"type_filters takes at most {MAX_TYPE_FILTERS} types of 1-{MAX_TYPE_FILTER_CHARS} characters",
+            code="invalid_type_filters",
+        )
+    _check_weights(data.ranking_weights)
+    if not (math.isfinite(data.safety_margin) and 0.0 <= data.safety_margin <= MAX_SAFETY_MARGIN):
+        raise InvalidInput(f"safety_margin must be between 0 and {MAX_SAFETY_MARGIN}", code="invalid_safety_margin")
+
+
+def _duplicate(name: str) -> Conflict:
+    return Conflict(f"a profile named {name!r} exists", code="duplicate_profile", details={"name": name})
+
+
+def _save(profile: AgentProfile) -> None:
+    """Save, turning a lost race on the unique name into the same 409 as the pre-check."""
+    try:
+        with transaction.atomic():
+            profile.save()
+    except IntegrityError as exc:
+        taken = AgentProfile.objects.filter(workspace_id=profile.workspace_id, name=profile.name)
+        if taken.exclude(pk=profile.pk).exists():
+            raise _duplicate(profile.name) from exc
+        raise
+
+
+def profile_create(*, workspace: Workspace, name: str, data: ProfileInput) -> AgentProfile:
+    """A new profile; a name already used in the workspace is a Conflict (`duplicate_profile`)."""
+    check_name(name)
+    profile_check(data=data)
+    if AgentProfile.objects.filter(workspace=workspace, name=name).exists():
+        raise _duplicate(name)
+    profile = AgentProfile(workspace=workspace, name=name, **asdict(data))
+    _save(profile)
+    return profile
+
+
+def profile_update(*, profile: AgentProfile, name: str, data: ProfileInput) -> AgentProfile:
+    """Replace the whole configuration (fields `data` leaves at their defaults are reset), maybe renaming."""
+    check_name(name)
+    profile_check(data=data)
+    if name != profile.name:
+        taken = AgentProfile.objects.filter(workspace_id=profile.workspace_id, name=name)
+        if taken.exclude(pk=profile.pk).exists():
+            raise _duplicate(name)
+        profile.name = name
+    for key, value in asdict(data).items():
+        setattr(profile, key, value)
+    _save(profile)
+    return profile
+
+
+def profile_delete(*, profile: AgentProfile) -> None:
+    """Delete a profile; requests that still name it fall back to the defaults with a warning."""
+    profile.delete()
