@@ -61,7 +61,8 @@ def _layer(workspace: Workspace, params: ContextParams) -> Layer:
     raise InvalidInput("give `layer` or `layer_external_id`", code="missing_layer")
 
 
-def _template(workspace: Workspace, name: str | None) -> Template | None:
+def _template(workspace: Workspace, name: str | None, warnings: list[str], *, from_profile: bool) -> Template | None:
+    """The named template; an unknown name is a 400 when the request gives it, a warning when a profile does."""
     if not name:
         return None
     custom = OutputTemplate.objects.filter(workspace=workspace, name=name).first()
@@ -69,6 +70,9 @@ def _template(workspace: Workspace, name: str | None) -> Template | None:
         return Template(name=custom.name, body=custom.body, by_type=dict(custom.by_type))
     if name in BUILTIN_TEMPLATES:
         return BUILTIN_TEMPLATES[name]
+    if from_profile:
+        warnings.append(f"the profile's template {name!r} does not exist; using the format's default")
+        return None
     names = ", ".join(sorted(BUILTIN_TEMPLATES))
     raise InvalidInput(
         f"unknown template {name!r} (built in: {names}, or one the workspace registered)", code="unknown_template"
@@ -125,6 +129,11 @@ def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
     if fmt not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
     scorer_name = params.ranking or (profile.ranking_function if profile else None) or "default"
+    template_name = params.template or (profile.template if profile else None)
+    if profile and not params.ranking and scorer_name not in settings.RANKING_FUNCTIONS:
+        warnings.append(f"profile {profile.name!r} names unknown ranking {scorer_name!r}; using the default")
+        scorer_name = "default"
+    template = _template(workspace, template_name, warnings, from_profile=not params.template)
     weights = RankWeights.from_overrides(
         {"recency_half_life_days": settings.RECENCY_HALF_LIFE_DAYS, **(profile.ranking_weights if profile else {})}
     )
@@ -142,7 +151,7 @@ def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
         model=model,
         tokenizer=info,
         fmt=fmt,
-        template=_template(workspace, params.template or (profile.template if profile else None)),
+        template=template,
         zone=zone,
         resolution=PRESETS[profile.conversation_preset if profile else "balanced"],
         weights=weights,

@@ -53,6 +53,7 @@ class RankContext:
 
     now: datetime
     weights: RankWeights = field(default_factory=RankWeights)
+    relevance: Mapping[tuple[str, int], float] = field(default_factory=dict)  # filled by `rank`
     group_id: str = ""
     agent_type: str = ""
     resolution: Resolution = field(default_factory=Resolution)
@@ -65,13 +66,37 @@ def _rrf(rank: int | None) -> float:
     return 0.0 if rank is None else 1.0 / (RRF_K + rank)
 
 
+def fused(c: Candidate, weights: RankWeights) -> float:
+    """Reciprocal-rank fusion of the candidate's vector and keyword ranks (0 when neither found it)."""
+    return weights.vector * _rrf(c.vector_rank) + weights.keyword * _rrf(c.keyword_rank)
+
+
+# Relevance falls linearly with the fused position over at least this many places, so a short
+# result list does not make its last hit look irrelevant.
+RELEVANCE_SPAN = 20
+
+
+def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
+    """Relevance in [0, 1] from each search hit's place in the fused list: 1 for the best hit.
+
+    Fused RRF values are nearly flat (1/61 vs 1/62), which would let recency or importance
+    outvote retrieval; positions keep retrieval's order and give it the dynamic range it needs.
+    Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
+    """
+    hits = sorted((c for c in candidates if c.vector_rank or c.keyword_rank), key=lambda c: -fused(c, weights))
+    span = max(len(hits), RELEVANCE_SPAN)
+    out = {c.key: 1.0 - index / span for index, c in enumerate(hits)}
+    for c in candidates:
+        inherited = float(c.metadata.get("inherited_relevance", 0.0)) if c.metadata else 0.0
+        if inherited > out.get(c.key, 0.0):
+            out[c.key] = inherited
+    return out
+
+
 def fused_relevance(c: Candidate, weights: RankWeights) -> float:
-    """Reciprocal-rank fusion of the vector and keyword ranks, scaled to [0, 1]; related items
-    inherit a share of their neighbour's relevance (see retrieval.related_items)."""
+    """Fused RRF scaled to [0, 1] for one candidate on its own (seeds for related expansion)."""
     fused_max = (weights.vector + weights.keyword) / (RRF_K + 1)
-    fused = weights.vector * _rrf(c.vector_rank) + weights.keyword * _rrf(c.keyword_rank)
-    inherited = c.metadata.get("inherited_relevance", 0.0) if c.metadata else 0.0
-    return max(fused / fused_max if fused_max > 0 else 0.0, float(inherited))
+    return fused(c, weights) / fused_max if fused_max > 0 else 0.0
 
 
 def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
@@ -79,7 +104,7 @@ def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
     w = ctx.weights
     age_days = max((ctx.now - c.created_at).total_seconds(), 0.0) / 86400.0
     parts = {
-        "relevance": fused_relevance(c, w),
+        "relevance": ctx.relevance.get(c.key, 0.0) if ctx.relevance else fused_relevance(c, w),
         "recency": math.pow(0.5, age_days / max(w.recency_half_life_days, 1e-6)),
         "importance": min(max(c.importance, 0.0), 1.0),
     }
@@ -127,5 +152,6 @@ def _group(c: Candidate) -> int:
 
 def rank(candidates: list[Candidate], *, context: RankContext, scorer: Scorer = weighted_score) -> list[Scored]:
     """Pinned first, then error hints, then by score; ties by source and id for determinism."""
+    context = replace(context, relevance=relevance_by_position(candidates, context.weights))
     scored = [scorer(c, context) for c in candidates]
     return sorted(scored, key=lambda s: (_group(s.candidate), -s.score, s.candidate.source, s.candidate.id))
