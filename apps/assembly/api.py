@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from apps.assembly.engine.format import FORMATS
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
-from apps.assembly.services import context_assemble
+from apps.assembly.services import context_assemble, context_preview
 from apps.core.errors import NotFound
 from apps.layers.models import ItemKind
 
@@ -103,6 +103,17 @@ class ContextApi(APIView):
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
         return Response(context_assemble(workspace=request.user.workspace, params=params, api_key=request.auth))
+
+
+class ContextPreviewApi(APIView):
+    """Exactly what POST /context/ returns for the same body, plus the trace and a what-if table."""
+
+    @extend_schema(request=ContextApi.Input, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request) -> Response:
+        data = ContextApi.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        params = params_from(data.validated_data)
+        return Response(context_preview(workspace=request.user.workspace, params=params, api_key=request.auth))
 
 
 class TraceApi(APIView):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.assembly.engine import Assembled, RankContext, TraceEntry, assemble, rank
+from apps.assembly.engine import Assembled, RankContext, Scored, TraceEntry, assemble, rank
 from apps.assembly.engine.rank import fused_relevance
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
@@ -75,12 +76,19 @@ def _conversation(workspace: Workspace, params: ContextParams, layer: Layer, tre
     return ()
 
 
-def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> dict[str, Any]:
-    """Assemble the context for `params` within `workspace`; returns the API response body.
+@dataclass
+class Outcome:
+    """One assembly before it is recorded: the resolved request, the ranked candidates and the result."""
 
-    Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
-    never exceeds `token_budget`.
-    """
+    resolved: Resolved
+    ranked: list[Scored]
+    result: Assembled | None  # None: no budget left in this zone, nothing was gathered
+    extra_trace: list[TraceEntry]
+    warnings: list[str]
+    started: float
+
+
+def _assemble(*, workspace: Workspace, params: ContextParams) -> Outcome:
     started = time.perf_counter()
     r = resolve(workspace=workspace, params=params)
     warnings = r.warnings
@@ -88,20 +96,71 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
         raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
     tree = layer_tree(workspace_id=workspace.pk)
     window_layers = _conversation(workspace, params, r.layer, tree)
-    result, considered, extra_trace = _gather_and_pack(workspace, params, r, tree, window_layers, warnings)
-    elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    ranked, result, extra_trace = _gather_and_pack(workspace, params, r, tree, window_layers, warnings)
     if result is None or not result.chunks:
-        warnings.append(
-            "the context is empty: "
-            + (
-                "no budget is left in this zone"
-                if result is None
-                else "nothing fitted the token budget"
-                if considered
-                else "no content matched this request"
-            )
+        why = (
+            "no budget is left in this zone"
+            if result is None
+            else "nothing fitted the token budget"
+            if ranked
+            else "no content matched this request"
         )
-    return _respond(workspace, params, r, result, considered, extra_trace, warnings, elapsed_ms, api_key)
+        warnings.append(f"the context is empty: {why}")
+    return Outcome(
+        resolved=r, ranked=ranked, result=result, extra_trace=extra_trace, warnings=warnings, started=started
+    )
+
+
+def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> dict[str, Any]:
+    """Assemble the context for `params` within `workspace`; returns the API response body.
+
+    Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
+    never exceeds `token_budget`.
+    """
+    outcome = _assemble(workspace=workspace, params=params)
+    return _respond(workspace, params, outcome, api_key)
+
+
+WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
+
+
+def context_preview(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> dict[str, Any]:
+    """What `context_assemble` returns for `params`, plus the full trace and a what-if table.
+
+    The what-if rows re-pack the same ranked candidates at other budgets: no second retrieval.
+    """
+    outcome = _assemble(workspace=workspace, params=params)
+    body = _respond(workspace, params, outcome, api_key)
+    r = outcome.resolved
+    rows = []
+    for budget in WHAT_IF_BUDGETS:
+        if outcome.result is None:
+            rows.append({"token_budget": budget, "tokens_used": 0, "items_included": 0, "truncated_count": 0})
+            continue
+        alt = _pack(outcome.ranked, r, budget)
+        rows.append(
+            {
+                "token_budget": budget,
+                "tokens_used": alt.total_tokens,
+                "items_included": len(alt.chunks),
+                "truncated_count": alt.truncated_count,
+            }
+        )
+    trace = [*(outcome.result.trace if outcome.result else ()), *outcome.extra_trace]
+    return {**body, "trace": [entry.as_dict() for entry in trace], "what_if": rows}
+
+
+def _pack(ranked: list[Scored], r: Resolved, budget: int) -> Assembled:
+    return assemble(
+        ranked,
+        budget=budget,
+        fmt=r.fmt,
+        count=lambda text: tokenizer.count_tokens(text, r.tokenizer.encoding),
+        zone=r.zone,
+        resolution=r.resolution,
+        limits={"package": r.package_limit},
+        template=r.template,
+    )
 
 
 def _gather_and_pack(
@@ -111,9 +170,9 @@ def _gather_and_pack(
     tree: LayerTree,
     window_layers: tuple[int, ...],
     warnings: list[str],
-) -> tuple[Assembled | None, int, list[TraceEntry]]:
+) -> tuple[list[Scored], Assembled | None, list[TraceEntry]]:
     if r.budget < 1 or r.zone == "emergency":
-        return None, 0, []
+        return [], None, []
     query_vector, r.cache_hit = _query_vector(params, warnings)
     ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
     names = {k: v[2] for k, v in tree.items()}
@@ -173,17 +232,7 @@ def _gather_and_pack(
         resolution=r.resolution,
     )
     ranked = rank(candidates, context=context, scorer=r.scorer)
-    result = assemble(
-        ranked,
-        budget=r.budget,
-        fmt=r.fmt,
-        count=lambda text: tokenizer.count_tokens(text, r.tokenizer.encoding),
-        zone=r.zone,
-        resolution=r.resolution,
-        limits={"package": r.package_limit},
-        template=r.template,
-    )
-    return result, len(ranked) + len(extra_trace), extra_trace
+    return ranked, _pack(ranked, r, r.budget), extra_trace
 
 
 def _filtered(c: Any) -> TraceEntry:
@@ -203,17 +252,11 @@ def _filtered(c: Any) -> TraceEntry:
     )
 
 
-def _respond(
-    workspace: Workspace,
-    params: ContextParams,
-    r: Resolved,
-    result: Assembled | None,
-    considered: int,
-    extra_trace: list[TraceEntry],
-    warnings: list[str],
-    elapsed_ms: float,
-    api_key: ApiKey | None,
-) -> dict[str, Any]:
+def _respond(workspace: Workspace, params: ContextParams, outcome: Outcome, api_key: ApiKey | None) -> dict[str, Any]:
+    r, result, warnings = outcome.resolved, outcome.result, outcome.warnings
+    considered = len(outcome.ranked) + len(outcome.extra_trace)
+    extra_trace = outcome.extra_trace
+    elapsed_ms = round((time.perf_counter() - outcome.started) * 1000, 2)
     context = result.context if result else ""
     total = result.total_tokens if result else 0
     budget = max(r.budget, 0)

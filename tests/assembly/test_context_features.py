@@ -212,3 +212,18 @@ def test_every_item_kind_is_packed_with_its_depth_in_the_response(tenant: Tenant
     (chunk,) = body["chunks"]
     assert chunk["depth"] == "full" and chunk["truncated"] and chunk["tokens"] <= 50
     assert Item.objects.filter(layer_id=session).count() == 1 and Layer.objects.filter(pk=session).exists()
+
+
+def test_preview_returns_the_same_context_with_its_trace_and_a_what_if_table(tenant: Tenant, session: int) -> None:
+    bulk(tenant, session, [{"kind": "document", "content": f"Runbook step {i}. " * 40} for i in range(12)])
+    request = {"layer": session, "query": "runbook step", "token_budget": 1500, "format": "text"}
+    real = ask(tenant, **request)
+    preview = tenant.client.post("/api/v1/context/preview/", request, format="json").json()
+    assert preview["context"] == real["context"] and preview["chunks"] == real["chunks"]
+    assert len(preview["trace"]) == 12 and {e["decision"] for e in preview["trace"]} >= {"included", "excluded"}
+    rows = {row["token_budget"]: row for row in preview["what_if"]}
+    assert list(rows) == [1000, 2000, 4000, 8000]
+    assert all(rows[b]["tokens_used"] <= b for b in rows)
+    assert rows[1000]["items_included"] <= rows[2000]["items_included"] <= rows[8000]["items_included"] == 12
+    bad = tenant.client.post("/api/v1/context/preview/", {"layer": session}, format="json")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "missing_query"
