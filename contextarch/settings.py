@@ -226,3 +226,4 @@ if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
 # Candidate sources beyond retrieval (error-pattern hints, ...): dotted paths of CandidateSource classes.
 CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource"]
 MAX_RELATED_DEPTH = 3
+ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)

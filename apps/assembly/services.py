@@ -7,9 +7,11 @@ the request's own validation degrades (keyword only, no hints) and says so in `w
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
@@ -23,13 +25,14 @@ from apps.assembly.params import ContextParams
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
 from apps.assembly.sources import SourceRequest
-from apps.core import embeddings, tokenizer
+from apps.core import cache, embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.versions import content_version
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
 from apps.layers.selectors import LayerTree, layer_scope, layer_tree
 from apps.layers.vectors import vector_available
-from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_TOKENS
+from apps.metrics.registry import ASSEMBLY_CACHE, ASSEMBLY_LATENCY, ASSEMBLY_LAYERS, ASSEMBLY_TOKENS
 from apps.workspaces.models import ApiKey, Workspace
 
 
@@ -117,8 +120,53 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
     never exceeds `token_budget`.
     """
+    key = _cache_key(workspace, params)
+    cached = cache.get_value(key) if settings.ASSEMBLY_CACHE_SECONDS else None
+    if isinstance(cached, dict):
+        return _respond_cached(workspace, params, cached, api_key)
+    ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = _assemble(workspace=workspace, params=params)
-    return _respond(workspace, params, outcome, api_key)
+    body = _respond(workspace, params, outcome, api_key)
+    if settings.ASSEMBLY_CACHE_SECONDS:
+        cache.set_value(key, {"body": body, "layer": outcome.resolved.layer.pk}, settings.ASSEMBLY_CACHE_SECONDS)
+    return {**body, "cached": False}
+
+
+def _cache_key(workspace: Workspace, params: ContextParams) -> str:
+    """Identical requests against unchanged content share a key (see apps/core/versions.py)."""
+    request = json.dumps(asdict(params), sort_keys=True, default=str)
+    version = content_version(workspace.pk)
+    return "ctx:" + hashlib.sha256(f"{workspace.pk}\x00{version}\x00{request}".encode()).hexdigest()
+
+
+def _respond_cached(
+    workspace: Workspace, params: ContextParams, cached: dict[str, Any], api_key: ApiKey | None
+) -> dict[str, Any]:
+    """The stored answer, recorded as a cache hit (its trace is the original one's)."""
+    started = time.perf_counter()
+    body = cached["body"]
+    ASSEMBLY_CACHE.labels(result="hit").inc()
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    _record_create(
+        workspace=workspace,
+        layer_id=cached["layer"],
+        api_key=api_key,
+        request={"cached_from": body["trace_id"], "query": params.query},
+        model=body["model"],
+        encoding=body["encoding"],
+        tokens_used=body["total_tokens"],
+        token_budget=body["token_budget"],
+        items_included=len(body["chunks"]),
+        candidates_considered=0,
+        overflow_count=body["overflow"]["count"],
+        truncated_count=body["truncated_count"],
+        elapsed_ms=elapsed_ms,
+        cache_hit=True,
+        sampled=False,
+        trace=[],
+    )
+    ASSEMBLY_LATENCY.observe(elapsed_ms)
+    return {**body, "cached": True, "elapsed_ms": elapsed_ms}
 
 
 WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
@@ -302,6 +350,7 @@ def _respond(workspace: Workspace, params: ContextParams, outcome: Outcome, api_
     )
     ASSEMBLY_LATENCY.observe(elapsed_ms)
     ASSEMBLY_TOKENS.observe(total)
+    ASSEMBLY_LAYERS.observe(len({c.layer for c in chunks}))
     return {
         "context": context,
         "chunks": [

@@ -6,3 +6,8 @@ from django.apps import AppConfig
 class CoreConfig(AppConfig):
     name = "apps.core"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from apps.core import signals
+
+        signals.connect()

@@ -27,3 +27,19 @@ def set_bytes(key: str, value: bytes, timeout: int) -> None:
         _cache.set(key, value, timeout)
     except Exception:  # noqa: BLE001
         log.warning("cache set failed for %s", key, exc_info=True)
+
+
+def get_value(key: str) -> Any:
+    """A cached JSON-like value, or None."""
+    try:
+        return _cache.get(key)
+    except Exception:  # noqa: BLE001
+        log.warning("cache get failed for %s", key, exc_info=True)
+        return None
+
+
+def set_value(key: str, value: Any, timeout: int) -> None:
+    try:
+        _cache.set(key, value, timeout)
+    except Exception:  # noqa: BLE001
+        log.warning("cache set failed for %s", key, exc_info=True)

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.core import embeddings
+from apps.core.versions import content_changed
 from apps.layers.models import Item
 from apps.metrics.registry import ITEMS_EMBEDDED
 
@@ -32,14 +33,16 @@ def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
         rows = list(
             pending.order_by("id")
             .select_for_update(skip_locked=True)
-            .values_list("id", "title", "content", "content_hash")[:batch_size]
+            .values_list("id", "title", "content", "content_hash", "workspace_id")[:batch_size]
         )
         if not rows:
             return 0
-        vectors = embeddings.embed_passages([passage_text(title=t, content=c) for _, t, c, _ in rows])
+        vectors = embeddings.embed_passages([passage_text(title=t, content=c) for _, t, c, _, _ in rows])
         model = f"{embeddings.get_provider().name}:{embeddings.get_provider().model}"
-        for (item_id, _, _, digest), vector in zip(rows, vectors, strict=True):
+        for (item_id, _, _, digest, _), vector in zip(rows, vectors, strict=True):
             Item.objects.filter(pk=item_id, content_hash=digest).update(embedding=vector, embedding_model=model)
+        for changed in {row[4] for row in rows}:  # new vectors change what search finds
+            content_changed(changed)
     ITEMS_EMBEDDED.inc(len(rows))
     return len(rows)
 

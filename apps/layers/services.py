@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.core import background, tokenizer
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.versions import content_changed
 from apps.layers.models import (
     ITEM_TYPES,
     KIND_RANK,
@@ -232,6 +233,7 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
         with transaction.atomic():
             created = Item.objects.bulk_create(built)
             _note_changes(layer=layer, count=len(created))
+            content_changed(layer.workspace_id)  # bulk_create sends no signals
             from apps.layers.tasks import embed_pending_items
 
             background.enqueue(embed_pending_items, layer.workspace_id)

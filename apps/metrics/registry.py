@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -29,3 +29,29 @@ ITEMS_EMBEDDED = Counter(
     "Items embedded by the background embedder.",
     registry=REGISTRY,
 )
+ASSEMBLY_LAYERS = Histogram(
+    "context_architect_assembly_layers_included",
+    "Distinct layers contributing to each assembled context.",
+    buckets=(0, 1, 2, 3, 4, 6, 8, 12, 20),
+    registry=REGISTRY,
+)
+ASSEMBLY_CACHE = Counter(
+    "context_architect_assembly_cache",
+    "Context requests answered from the assembly cache (hit) or assembled (miss).",
+    ["result"],
+    registry=REGISTRY,
+)
+
+
+def _hit_rate() -> float:
+    hits = ASSEMBLY_CACHE.labels(result="hit")._value.get()
+    misses = ASSEMBLY_CACHE.labels(result="miss")._value.get()
+    return hits / (hits + misses) if hits + misses else 0.0
+
+
+ASSEMBLY_CACHE_HIT_RATE = Gauge(
+    "context_architect_assembly_cache_hit_rate",
+    "Share of context requests answered from the assembly cache since the process started.",
+    registry=REGISTRY,
+)
+ASSEMBLY_CACHE_HIT_RATE.set_function(_hit_rate)

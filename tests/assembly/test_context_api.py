@@ -205,7 +205,8 @@ def test_assembly_runs_a_bounded_number_of_queries(
     # key, layer, layer tree, vector search, keyword search, candidate rows, layer summaries, then the
     # record insert (SET LOCAL + INSERT; the test's transaction adds SAVEPOINT/RELEASE around it).
     with django_assert_max_num_queries(11):
-        ask(tenant, layer=conv[0], query="backups")
+        body = ask(tenant, layer=conv[0], query="database backups")  # a new query: not from the cache
+    assert body["cached"] is False
 
 
 @settings(

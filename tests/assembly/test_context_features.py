@@ -227,3 +227,20 @@ def test_preview_returns_the_same_context_with_its_trace_and_a_what_if_table(ten
     assert rows[1000]["items_included"] <= rows[2000]["items_included"] <= rows[8000]["items_included"] == 12
     bad = tenant.client.post("/api/v1/context/preview/", {"layer": session}, format="json")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "missing_query"
+
+
+def test_identical_requests_come_from_the_cache_until_content_in_scope_changes(tenant: Tenant, session: int) -> None:
+    (item_id,) = bulk(tenant, session, [{"kind": "memory", "type": "fact", "content": "Backups run at night."}])
+    first = ask(tenant, layer=session, query="backups", format="text")
+    again = ask(tenant, layer=session, query="backups", format="text")
+    assert (first["cached"], again["cached"]) == (False, True)
+    assert again["context"] == first["context"] and again["trace_id"] == first["trace_id"]
+    assert ask(tenant, layer=session, query="backups", format="markdown")["cached"] is False  # another request
+    tenant.client.patch(f"/api/v1/items/{item_id}/", {"content": "Backups run at noon."}, format="json")
+    changed = ask(tenant, layer=session, query="backups", format="text")
+    assert changed["cached"] is False and "noon" in changed["context"]
+    bulk(tenant, session, [{"kind": "memory", "type": "fact", "content": "Backups are encrypted."}])
+    assert "encrypted" in ask(tenant, layer=session, query="backups", format="text")["context"]
+    metrics = tenant.client.get("/metrics").content.decode()
+    assert "context_architect_assembly_cache_hit_rate" in metrics
+    assert "context_architect_assembly_layers_included_bucket" in metrics
