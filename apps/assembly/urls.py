@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
-from apps.assembly import api
+from apps.assembly import api, api_stream
 
 urlpatterns = [
     path("context/", api.ContextApi.as_view(), name="api-context"),
     path("context/preview/", api.ContextPreviewApi.as_view(), name="api-context-preview"),
+    re_path(r"^context/stream/?$", api_stream.ContextStreamApi.as_view(), name="api-context-stream"),
     path("traces/<str:trace_id>/", api.TraceApi.as_view(), name="api-trace"),
 ]

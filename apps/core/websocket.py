@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
+from apps.assembly.consumers import ContextConsumer
 from apps.workspaces.consumers import StatusConsumer
 
 websocket_urlpatterns = [
     path("ws/v1/status/", StatusConsumer.as_asgi()),
+    path("ws/v1/context/", ContextConsumer.as_asgi()),
 ]
