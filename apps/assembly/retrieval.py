@@ -42,6 +42,7 @@ ITEM_FIELDS = (
     "role",
     "metadata",
 )
+ROW_FIELDS = (*ITEM_FIELDS, "parent_id")
 SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
 
 
@@ -95,12 +96,17 @@ def retrieve(
 
     rows = Item.objects.filter(filters.q() & (Q(pk__in=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
     candidates: dict[int, Candidate] = {}
-    for row in rows.values(*ITEM_FIELDS):
+    parent_of: dict[int, int] = {}  # message hit → the turn it answers
+    for row in rows.values(*ROW_FIELDS):
+        parent = row.pop("parent_id")
+        if parent and row["kind"] == "message":
+            parent_of[row["id"]] = parent
         v_rank, v_sim = vector_by_id.get(row["id"], (None, None))
         k_rank, k_score = keyword_by_id.get(row["id"], (None, None))
         candidates[row["id"]] = _candidate(
             row, layer_names, vector_similarity=v_sim, vector_rank=v_rank, keyword_score=k_score, keyword_rank=k_rank
         )
+    _add_neighbour_turns(candidates, parent_of, filters, layer_names)
     if window_layer_ids and window_size > 0:
         window = (
             Item.objects.filter(workspace_id=filters.workspace_id, layer_id__in=window_layer_ids, kind="message")
@@ -112,6 +118,34 @@ def retrieve(
             if row["id"] not in candidates:
                 candidates[row["id"]] = _candidate(row, layer_names, distance=distance)
     return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
+
+
+def _add_neighbour_turns(
+    candidates: dict[int, Candidate], parent_of: dict[int, int], filters: ItemFilters, layer_names: dict[int, str]
+) -> None:
+    """The turn a retrieved message answers, and the replies to it, come along (one query).
+
+    A question's answer often sits in the short turn next to the one that matched ("Weigh-in
+    this morning: 79.5 kg." beside the assistant's reply about it). Neighbours rank right behind
+    their hit (see rank.relevance_by_position).
+    """
+    hits = [c.id for c in candidates.values() if c.kind == "message" and (c.vector_rank or c.keyword_rank)]
+    if not hits:
+        return
+    hit_set = set(hits)
+    wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
+    rows = Item.objects.filter(
+        filters.q() & Q(kind="message") & (Q(pk__in=list(wanted_parents)) | Q(parent_id__in=hits))
+    ).values(*ROW_FIELDS)
+    for row in rows:
+        parent = row.pop("parent_id")
+        if row["id"] in candidates:
+            continue
+        via = parent if parent in hit_set else wanted_parents.get(row["id"])
+        if via is None:
+            continue
+        metadata = {**(row["metadata"] or {}), "neighbour_of": via}
+        candidates[row["id"]] = _candidate({**row, "metadata": metadata}, layer_names)
 
 
 def layer_summaries(*, workspace_id: int, layer_ids: Iterable[int], layer_names: dict[int, str]) -> list[Candidate]:

@@ -93,7 +93,7 @@ def test_it_renders_json_chunks_with_id_type_source_and_relevance() -> None:
 def test_it_renders_markdown_with_headers() -> None:
     ranked = rank([cand(1, "Body.", vector_rank=1, title="A title")], context=CTX)
     result = assemble(ranked, budget=200, fmt="markdown", count=o200k)
-    assert result.context.startswith("# Context\n\n## A title\n")
+    assert result.context.startswith("# Context\n\n### A title · memory/fact · session\nBody.")
 
 
 def test_it_records_duplicates_in_the_trace() -> None:

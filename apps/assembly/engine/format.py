@@ -143,18 +143,30 @@ def render_piece(
     if template is not None:
         return template.for_candidate(candidate).format_map(_variables(candidate, text, depth, score))
     if fmt == "markdown":
-        heading = f"## {candidate.title}" if candidate.title else f"## {label(candidate)}"
-        extras = [label(candidate), candidate.layer_name]
-        if candidate.role:  # a conversation turn: who said it and when
-            extras += [candidate.role, candidate.created_at.isoformat(timespec="minutes")]
-        if depth not in ("full", "detailed"):
-            extras.append(depth)
-        if truncated:
-            extras.append("truncated")
-        return f"{heading}\n_{' · '.join(extras)}_\n\n{text}"
-    role = f"{candidate.role}: " if candidate.role else ""
+        return f"### {_heading(candidate, depth, truncated)}\n{text}"
+    if candidate.role:
+        return f"[{candidate.role} · {_when(candidate)}] {text}"
     title = f"{candidate.title}: " if candidate.title and depth != "title" else ""
-    return f"[{label(candidate)}] {role}{title}{text}"
+    return f"[{label(candidate)}] {title}{text}"
+
+
+def _when(candidate: Candidate) -> str:
+    return candidate.created_at.strftime("%Y-%m-%d %H:%M")
+
+
+def _heading(candidate: Candidate, depth: str, truncated: bool) -> str:
+    """A compact one-line header: every token spent here is a token of content lost."""
+    if candidate.role:  # a conversation turn: who said it, and when
+        parts = [candidate.role, _when(candidate), candidate.layer_name]
+    elif candidate.title:
+        parts = [candidate.title, label(candidate), candidate.layer_name]
+    else:
+        parts = [label(candidate), candidate.layer_name]
+    if depth not in ("full", "detailed"):
+        parts.append(depth)
+    if truncated:
+        parts.append("truncated")
+    return " · ".join(p for p in parts if p)
 
 
 def render(pieces: list[str], *, fmt: str) -> str:

@@ -74,6 +74,7 @@ def fused(c: Candidate, weights: RankWeights) -> float:
 # Relevance falls linearly with the fused position over at least this many places, so a short
 # result list does not make its last hit look irrelevant.
 RELEVANCE_SPAN = 20
+NEIGHBOUR_SHARE = 0.95
 
 
 def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
@@ -87,7 +88,12 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     span = max(len(hits), RELEVANCE_SPAN)
     out = {c.key: 1.0 - index / span for index, c in enumerate(hits)}
     for c in candidates:
-        inherited = float(c.metadata.get("inherited_relevance", 0.0)) if c.metadata else 0.0
+        if not c.metadata:
+            continue
+        inherited = float(c.metadata.get("inherited_relevance", 0.0))
+        neighbour_of = c.metadata.get("neighbour_of")
+        if neighbour_of is not None:  # a turn next to a message hit ranks right behind it
+            inherited = max(inherited, NEIGHBOUR_SHARE * out.get((c.source, int(neighbour_of)), 0.0))
         if inherited > out.get(c.key, 0.0):
             out[c.key] = inherited
     return out
