@@ -227,3 +227,5 @@ if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
 CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource"]
 MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
+# Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
+ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)

@@ -45,6 +45,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
         template=v["template"],
         expand_related=v["expand_related"],
         error=v["error"],
+        timeout_ms=v["timeout_ms"],
     )
 
 
@@ -87,6 +88,14 @@ class ContextApi(APIView):
         template = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
         expand_related = serializers.IntegerField(
             min_value=0, max_value=settings.MAX_RELATED_DEPTH, required=False, default=0
+        )
+        timeout_ms = serializers.IntegerField(
+            min_value=0,
+            max_value=60_000,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="0 waits for the whole context",
         )
         error = serializers.CharField(
             max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -32,3 +33,25 @@ class ContextParams:
     template: str | None = None
     expand_related: int = 0
     error: str = ""
+    timeout_ms: int | None = None  # None: settings.ASSEMBLY_TIMEOUT_MS; 0: no timeout
+
+
+def params_to_json(params: ContextParams) -> dict[str, Any]:
+    """A JSON-safe dict for queueing (Celery takes JSON)."""
+    data = asdict(params)
+    for name in ("since", "until"):
+        if data[name] is not None:
+            data[name] = data[name].isoformat()
+    return data
+
+
+def params_from_json(data: dict[str, Any]) -> ContextParams:
+    values = dict(data)
+    for name in ("since", "until"):
+        if values.get(name):
+            values[name] = datetime.fromisoformat(values[name])
+    for name in ("kinds", "types"):
+        values[name] = tuple(values.get(name) or ())
+    if values.get("query_vector") is not None:
+        values["query_vector"] = tuple(values["query_vector"])
+    return ContextParams(**values)

@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 from django.db.models import Q
 
+from apps.assembly.deadline import KEYWORD_FLOOR_MS, Deadline
 from apps.assembly.engine import Candidate, Rung
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.layers.filters import ItemFilters
-from apps.layers.keyword_search import keyword_items
+from apps.layers.keyword_search import KeywordHit, keyword_items
 from apps.layers.models import Item, Relationship
-from apps.layers.vectors import nearest_items, vector_available
+from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
+from apps.layers.vectors import VectorHit, nearest_items, vector_available
 from apps.summaries.models import Summary
 
 log = logging.getLogger(__name__)
@@ -85,12 +87,35 @@ def retrieve(
     limit: int,
     window_layer_ids: tuple[int, ...] = (),
     window_size: int = 0,
+    deadline: Deadline | None = None,
 ) -> Retrieved:
-    """Search hits (vector + keyword, fused later by rank), pinned items and the conversation window."""
+    """Search hits (vector + keyword, fused later by rank), pinned items and the conversation window.
+
+    With a deadline, each search runs with a statement timeout of the time left and is skipped
+    (and named in `deadline.skipped`) when none is left; keyword search always gets a floor.
+    """
+    deadline = deadline or Deadline(limit_ms=None)
     warnings: list[str] = []
     vector_used = query_vector is not None and vector_available()
-    vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit) if vector_used else []
-    keyword_hits = keyword_items(filters=filters, query=query, limit=limit) if query else []
+    vector_hits: list[VectorHit] = []
+    if vector_used and deadline.expired():
+        deadline.skip("vector search")
+        vector_used = False
+    elif vector_used:
+        try:
+            with statement_timeout(deadline.remaining_ms()):
+                vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit)
+        except SearchTimedOut:
+            deadline.skip("vector search")
+            vector_used = False
+    keyword_hits: list[KeywordHit] = []
+    if query:
+        left = deadline.remaining_ms()
+        try:
+            with statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)):
+                keyword_hits = keyword_items(filters=filters, query=query, limit=limit)
+        except SearchTimedOut:
+            deadline.skip("keyword search")
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(vector_hits, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(keyword_hits, start=1)}
 
@@ -106,6 +131,9 @@ def retrieve(
         candidates[row["id"]] = _candidate(
             row, layer_names, vector_similarity=v_sim, vector_rank=v_rank, keyword_score=k_score, keyword_rank=k_rank
         )
+    if deadline.expired():
+        deadline.skip("neighbouring turns and the conversation window")
+        return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
     _add_neighbour_turns(candidates, parent_of, filters, layer_names)
     if window_layer_ids and window_size > 0:
         window = (

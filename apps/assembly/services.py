@@ -11,21 +11,22 @@ import hashlib
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.assembly.deadline import Deadline
 from apps.assembly.engine import Assembled, RankContext, Scored, TraceEntry, assemble, rank
 from apps.assembly.engine.rank import fused_relevance
 from apps.assembly.models import AssemblyRecord
-from apps.assembly.params import ContextParams
+from apps.assembly.params import ContextParams, params_to_json
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
 from apps.assembly.sources import SourceRequest
-from apps.core import cache, embeddings, tokenizer
+from apps.core import background, cache, embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.versions import content_version
 from apps.layers.filters import ItemFilters
@@ -45,14 +46,18 @@ def _record_create(**fields: Any) -> AssemblyRecord:
         return AssemblyRecord.objects.create(**fields)
 
 
-def _query_vector(params: ContextParams, warnings: list[str]) -> tuple[Any, bool]:
+def _query_vector(params: ContextParams, warnings: list[str], deadline: Deadline) -> tuple[Any, bool]:
     if params.query_vector is not None:
         return embeddings.validate_query_vector(list(params.query_vector)), False
     if not vector_available():
         warnings.append("vector search is unavailable on this database; results come from keyword search only")
         return None, False
+    if deadline.expired():
+        deadline.skip("query embedding")
+        return None, False
+    left = deadline.remaining_ms()
     try:
-        return embeddings.embed_query(params.query)
+        return embeddings.embed_query(params.query, timeout=None if left is None else left / 1000)
     except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
         warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
         return None, False
@@ -89,6 +94,7 @@ class Outcome:
     extra_trace: list[TraceEntry]
     warnings: list[str]
     started: float
+    partial: bool = False  # a stage was skipped at the deadline
 
 
 def _assemble(*, workspace: Workspace, params: ContextParams) -> Outcome:
@@ -99,7 +105,14 @@ def _assemble(*, workspace: Workspace, params: ContextParams) -> Outcome:
         raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
     tree = layer_tree(workspace_id=workspace.pk)
     window_layers = _conversation(workspace, params, r.layer, tree)
-    ranked, result, extra_trace = _gather_and_pack(workspace, params, r, tree, window_layers, warnings)
+    timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
+    deadline = Deadline(limit_ms=timeout or None, started=started)
+    ranked, result, extra_trace = _gather_and_pack(workspace, params, r, tree, window_layers, warnings, deadline)
+    if deadline.partial:
+        warnings.append(
+            f"assembly passed its {timeout} ms deadline: this context lacks {', '.join(deadline.skipped)}; "
+            "the full context is being assembled in the background and will be served from the cache"
+        )
     if result is None or not result.chunks:
         why = (
             "no budget is left in this zone"
@@ -110,7 +123,13 @@ def _assemble(*, workspace: Workspace, params: ContextParams) -> Outcome:
         )
         warnings.append(f"the context is empty: {why}")
     return Outcome(
-        resolved=r, ranked=ranked, result=result, extra_trace=extra_trace, warnings=warnings, started=started
+        resolved=r,
+        ranked=ranked,
+        result=result,
+        extra_trace=extra_trace,
+        warnings=warnings,
+        started=started,
+        partial=deadline.partial,
     )
 
 
@@ -127,9 +146,23 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = _assemble(workspace=workspace, params=params)
     body = _respond(workspace, params, outcome, api_key)
-    if settings.ASSEMBLY_CACHE_SECONDS:
+    if outcome.partial:  # finish in the background; the full context then answers from the cache
+        from apps.assembly.tasks import warm_context
+
+        background.enqueue(warm_context, workspace.pk, params_to_json(params))
+    elif settings.ASSEMBLY_CACHE_SECONDS:
         cache.set_value(key, {"body": body, "layer": outcome.resolved.layer.pk}, settings.ASSEMBLY_CACHE_SECONDS)
-    return {**body, "cached": False}
+    return {**body, "cached": False, "partial": outcome.partial}
+
+
+def context_warm(*, workspace_id: int, params: ContextParams) -> None:
+    """Assemble without a deadline and cache the result under the original request's key."""
+    workspace = Workspace.objects.get(pk=workspace_id)
+    key = _cache_key(workspace, params)
+    outcome = _assemble(workspace=workspace, params=replace(params, timeout_ms=0))
+    body = _respond(workspace, params, outcome, None)
+    if settings.ASSEMBLY_CACHE_SECONDS and not outcome.partial:
+        cache.set_value(key, {"body": body, "layer": outcome.resolved.layer.pk}, settings.ASSEMBLY_CACHE_SECONDS)
 
 
 def _cache_key(workspace: Workspace, params: ContextParams) -> str:
@@ -166,7 +199,7 @@ def _respond_cached(
         trace=[],
     )
     ASSEMBLY_LATENCY.observe(elapsed_ms)
-    return {**body, "cached": True, "elapsed_ms": elapsed_ms}
+    return {**body, "cached": True, "partial": False, "elapsed_ms": elapsed_ms}
 
 
 WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
@@ -218,10 +251,11 @@ def _gather_and_pack(
     tree: LayerTree,
     window_layers: tuple[int, ...],
     warnings: list[str],
+    deadline: Deadline,
 ) -> tuple[list[Scored], Assembled | None, list[TraceEntry]]:
     if r.budget < 1 or r.zone == "emergency":
         return [], None, []
-    query_vector, r.cache_hit = _query_vector(params, warnings)
+    query_vector, r.cache_hit = _query_vector(params, warnings, deadline)
     ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
     names = {k: v[2] for k, v in tree.items()}
     filters = ItemFilters(
@@ -242,6 +276,7 @@ def _gather_and_pack(
         limit=settings.RETRIEVAL_CANDIDATES,
         window_layer_ids=window_layers,
         window_size=r.resolution.title_distance + 1,
+        deadline=deadline,
     )
     warnings.extend(found.warnings)
     candidates = found.candidates
@@ -251,22 +286,30 @@ def _gather_and_pack(
         kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
         extra_trace = [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
         candidates = kept
-    if params.expand_related:
+    if params.expand_related and deadline.expired():
+        deadline.skip("related items")
+    elif params.expand_related:
         seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
         candidates += related_items(seeds=seeds, filters=filters, layer_names=names, depth=params.expand_related)
-    if not params.kinds or "summary" in params.kinds:
+    if (not params.kinds or "summary" in params.kinds) and deadline.expired():
+        deadline.skip("layer summaries")
+    elif not params.kinds or "summary" in params.kinds:
         candidates += layer_summaries(workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names)
-    hints, source_warnings = source_candidates(
-        SourceRequest(
-            workspace_id=workspace.pk,
-            layer_id=r.layer.pk,
-            layer_name=r.layer.name,
-            query=params.query,
-            error=params.error,
-            agent_type=r.agent_type,
-            group_id=params.group_id,
+    hints, source_warnings = [], []
+    if deadline.expired() and params.error:
+        deadline.skip("error hints")
+    elif not deadline.expired():
+        hints, source_warnings = source_candidates(
+            SourceRequest(
+                workspace_id=workspace.pk,
+                layer_id=r.layer.pk,
+                layer_name=r.layer.name,
+                query=params.query,
+                error=params.error,
+                agent_type=r.agent_type,
+                group_id=params.group_id,
+            )
         )
-    )
     candidates += hints
     warnings.extend(source_warnings)
     wants_packages = tuple(params.kinds) == ("package",) or bool(r.agent_type) or bool(params.group_id)

