@@ -145,19 +145,15 @@ def render_piece(
     if fmt == "markdown":
         return f"### {_heading(candidate, depth, truncated)}\n{text}"
     if candidate.role:
-        return f"[{candidate.role} · {_when(candidate)}] {text}"
+        return f"[{candidate.role} {candidate.created_at.strftime('%Y-%m-%d')}] {text}"
     title = f"{candidate.title}: " if candidate.title and depth != "title" else ""
     return f"[{label(candidate)}] {title}{text}"
 
 
-def _when(candidate: Candidate) -> str:
-    return candidate.created_at.strftime("%Y-%m-%d %H:%M")
-
-
 def _heading(candidate: Candidate, depth: str, truncated: bool) -> str:
     """A compact one-line header: every token spent here is a token of content lost."""
-    if candidate.role:  # a conversation turn: who said it, and when
-        parts = [candidate.role, _when(candidate), candidate.layer_name]
+    if candidate.role:  # a conversation turn: who said it, and when (the day is what questions ask about)
+        parts = [candidate.role, candidate.created_at.strftime("%Y-%m-%d")]
     elif candidate.title:
         parts = [candidate.title, label(candidate), candidate.layer_name]
     else:

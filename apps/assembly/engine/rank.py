@@ -31,7 +31,7 @@ class RankWeights:
     vector: float = 1.0
     keyword: float = 1.0
     relevance: float = 0.8
-    recency: float = 0.1
+    recency: float = 0.05  # a tie-breaker: old turns often hold the answer
     importance: float = 0.1
     confidence: float = 0.05
     priority: float = 0.1
@@ -74,7 +74,7 @@ def fused(c: Candidate, weights: RankWeights) -> float:
 # Relevance falls linearly with the fused position over at least this many places, so a short
 # result list does not make its last hit look irrelevant.
 RELEVANCE_SPAN = 20
-NEIGHBOUR_SHARE = 0.95
+NEIGHBOUR_SHARE = 0.5
 
 
 def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
