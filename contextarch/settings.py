@@ -213,7 +213,15 @@ RANKING_FUNCTIONS = {
 }
 # Context packages per agent type (seed 001 story 4); agent types not listed get the default.
 DEFAULT_PACKAGE_LIMIT = env_int("DEFAULT_PACKAGE_LIMIT", 3, minimum=1)
+# e.g. AGENT_TYPE_PACKAGE_LIMITS="developer=3,qa=5,tech_lead=8"
 AGENT_TYPE_PACKAGE_LIMITS: dict[str, int] = {}
+for _pair in env_list("AGENT_TYPE_PACKAGE_LIMITS", []):
+    _agent, _, _limit = _pair.partition("=")
+    if not _agent.strip() or not _limit.strip().isdigit() or int(_limit) < 1:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"AGENT_TYPE_PACKAGE_LIMITS entries look like 'qa=5', got {_pair!r}")
+    AGENT_TYPE_PACKAGE_LIMITS[_agent.strip()] = int(_limit)
 SAFETY_MARGIN = env_float("SAFETY_MARGIN", 0.15, minimum=0.0, maximum=0.9)
 ZONE_SOFT_WARNING = env_float("ZONE_SOFT_WARNING", 0.60, minimum=0.0, maximum=1.0)
 ZONE_CONSERVATIVE = env_float("ZONE_CONSERVATIVE", 0.75, minimum=0.0, maximum=1.0)
