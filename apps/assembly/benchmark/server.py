@@ -1,0 +1,78 @@
+"""A daphne subprocess for the HTTP half of the benchmark, serving this process's own database."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import connection
+
+
+def database_url() -> str:
+    """DATABASE_URL for this process's database (socket dirs included), so a subprocess sees the seeded rows."""
+    entry = connection.settings_dict
+    auth = f"{quote(entry['USER'] or '')}:{quote(entry['PASSWORD'] or '')}@"
+    host, port, name = entry["HOST"] or "", entry["PORT"] or "", quote(entry["NAME"])
+    if host.startswith("/"):
+        return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
+    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_serving(process: subprocess.Popen[bytes], port: int, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"daphne did not start serving on port {port}:\n{log.read_text()[-2000:]}")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        try:
+            conn.request("GET", "/metrics")
+            conn.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.3)
+        finally:
+            conn.close()
+
+
+@contextmanager
+def daphne_server(*, timeout: float = 90) -> Iterator[str]:
+    """A daphne on a free port of 127.0.0.1 that uses this process's database; yields its base URL."""
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": database_url(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    daphne = str(Path(sys.executable).parent / "daphne")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "daphne.log"
+        with log.open("wb") as output:
+            process = subprocess.Popen(
+                [daphne, "--bind", "127.0.0.1", "--port", str(port), "contextarch.asgi:application"],
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            _wait_until_serving(process, port, log, timeout)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

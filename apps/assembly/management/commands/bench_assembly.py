@@ -1,0 +1,50 @@
+"""`manage.py bench_assembly`: p50/p95/p99 and throughput of context assembly, in-process and over HTTP."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.assembly.benchmark import MODES, BenchOptions, bench_delete, bench_paths, bench_seed
+
+
+class Command(BaseCommand):
+    help = (
+        "Seed a synthetic workspace of --items items, then time --queries assemblies per mode in-process and "
+        "over HTTP with --concurrency clients (--server starts daphne; --url uses a server on this database). "
+        "The workspace is deleted afterwards unless --keep."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--items", type=int, default=10_000)
+        parser.add_argument("--queries", type=int, default=200, help="timed requests per mode and path")
+        parser.add_argument("--concurrency", type=int, default=8, help="HTTP client threads")
+        parser.add_argument("--budget", type=int, default=4000)
+        parser.add_argument("--url", help="base URL of a running server that uses this database")
+        parser.add_argument("--server", action="store_true", help="start a daphne subprocess on a free port")
+        parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
+        parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1:
+            raise CommandError("--items and --concurrency must be >= 1, --queries >= 2")
+        options_ = BenchOptions(
+            modes=MODES if options["mode"] == "both" else (options["mode"],),
+            queries=options["queries"],
+            concurrency=options["concurrency"],
+            budget=options["budget"],
+            url=options["url"],
+            server=options["server"],
+        )
+        seeded = bench_seed(items=options["items"])
+        try:
+            bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
+        finally:
+            if options["keep"]:
+                self.stdout.write(f"kept workspace {seeded.workspace.slug}")
+            else:
+                started = time.perf_counter()
+                bench_delete(seeded=seeded)
+                self.stdout.write(f"deleted the bench workspace in {time.perf_counter() - started:.1f}s")

@@ -1,0 +1,59 @@
+"""bench_assembly: a small real run, in-process and over HTTP against a daphne it starts itself."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from apps.assembly.benchmark import bench_seed
+from apps.layers.models import Item, Layer
+from apps.layers.vectors import HNSW_INDEX, vector_available
+from apps.workspaces.models import Workspace
+
+pytestmark = pytest.mark.server
+
+LINE = re.compile(
+    r"^(?P<path>in-process x1|http x2) +(?P<mode>vector|text) +p50= *[\d.]+ms +p95= *[\d.]+ms +p99= *[\d.]+ms +"
+    r"throughput= *[\d.]+ req/s +errors=(?P<errors>\d+)/(?P<requests>\d+) +partial=\d+ +cached=(?P<cached>\d+) +"
+    r"mean_tokens=(?P<tokens>\d+)$"
+)
+
+
+def test_it_times_both_modes_in_process_and_over_http_without_an_error(transactional_db: None) -> None:
+    out = io.StringIO()
+    call_command("bench_assembly", items=300, queries=10, concurrency=2, server=True, stdout=out)
+    lines = out.getvalue().splitlines()
+
+    rows = [m for m in map(LINE.match, lines) if m]
+    assert {(m["path"], m["mode"]) for m in rows} == {
+        (path, mode) for path in ("in-process x1", "http x2") for mode in ("vector", "text")
+    }, lines
+    assert all(
+        m["errors"] == "0" and m["requests"] == "10" and m["cached"] == "0" and int(m["tokens"]) > 0 for m in rows
+    ), lines
+    assert any("vector p95" in line and ("met" in line or "MISSED" in line) for line in lines), lines
+    assert not Workspace.objects.filter(slug__startswith="bench-").exists()
+
+
+def test_it_seeds_a_project_of_sessions_and_rebuilds_the_vector_index(transactional_db: None) -> None:
+    seeded = bench_seed(items=120, rebuild_index_from=100)
+
+    project = Layer.objects.get(pk=seeded.layer_id)
+    assert project.kind == "project"
+    assert Item.objects.filter(workspace=seeded.workspace, embedding__isnull=True).count() == 0
+    assert Item.objects.filter(workspace=seeded.workspace).count() == 120
+    assert set(Item.objects.filter(workspace=seeded.workspace).values_list("kind", flat=True)) >= {
+        "message",
+        "memory",
+        "spec",
+        "package",
+    }
+    assert seeded.index_rebuilt and "HNSW rebuild" in [name for name, _ in seeded.phases]
+    if vector_available():
+        with connection.cursor() as cur:
+            cur.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [HNSW_INDEX])
+            assert cur.fetchone() is not None
