@@ -95,6 +95,13 @@ if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
     DATABASES = {"default": embedded_database(VAR_DIR / "pgdata")}
+# A connection pool: under ASGI every request runs in a new thread, so per-thread persistent
+# connections (CONN_MAX_AGE) are never reused; the pool hands out connections across threads.
+if env_bool("DB_POOL", True):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "pool": {"min_size": 2, "max_size": env_int("DB_POOL_MAX", 16, minimum=1), "timeout": 10}
+    }
 # Separate test databases let several test runs share one server (CI uses the default).
 DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", f"test_{DATABASES['default']['NAME']}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -146,7 +146,9 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = _assemble(workspace=workspace, params=params)
     body = _respond(workspace, params, outcome, api_key)
-    if outcome.partial:  # finish in the background; the full context then answers from the cache
+    if outcome.partial and 0 <= background.queue_depth() < WARM_QUEUE_LIMIT:
+        # Finish in the background; the full context then answers from the cache. Under overload
+        # (a long queue) the warm-up is dropped rather than doubling the database's work.
         from apps.assembly.tasks import warm_context
 
         background.enqueue(warm_context, workspace.pk, params_to_json(params))
@@ -203,6 +205,7 @@ def _respond_cached(
 
 
 WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
+WARM_QUEUE_LIMIT = 8
 
 
 def context_preview(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> dict[str, Any]:

@@ -185,6 +185,8 @@ class Item(models.Model):
             models.Index(fields=["workspace", "layer", "kind"]),
             models.Index(fields=["workspace", "created_at"]),
             models.Index(fields=["workspace"], condition=Q(embedding__isnull=True), name="item_pending_embedding"),
+            # Pinned items join every assembly's candidates: without this, finding them scans the table.
+            models.Index(fields=["workspace", "layer"], condition=Q(pinned=True), name="item_pinned"),
             GinIndex(fields=["search_vector"], name="item_search_vector_gin"),
         ]
 
