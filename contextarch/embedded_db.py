@@ -11,7 +11,7 @@ import logging
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlparse
+from urllib.parse import parse_qs, quote, unquote, urlparse
 
 DB_NAME = "contextarch"
 
@@ -35,6 +35,16 @@ def database_from_url(url: str) -> dict[str, Any]:
         "CONN_MAX_AGE": 60,
         "CONN_HEALTH_CHECKS": True,
     }
+
+
+def url_from_database(entry: dict[str, Any]) -> str:
+    """The DATABASE_URL for a DATABASES entry (socket dirs included): the inverse of database_from_url,
+    so a subprocess (a test server, a benchmark's daphne) can join this process's database."""
+    auth = f"{quote(entry['USER'] or '')}:{quote(entry['PASSWORD'] or '')}@"
+    host, port, name = entry["HOST"] or "", entry["PORT"] or "", quote(entry["NAME"])
+    if host.startswith("/"):
+        return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
+    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
 
 
 def _pid_alive(pid: int) -> bool:

@@ -5,16 +5,13 @@ from __future__ import annotations
 import socket
 import time
 from typing import Any
-from urllib.parse import quote
+
+from contextarch.embedded_db import url_from_database
 
 
 def database_url(entry: dict[str, Any]) -> str:
-    """A DATABASE_URL for the connection `entry` (after setup, the test database), socket dirs included."""
-    auth = f"{quote(entry['USER'] or '')}:{quote(entry['PASSWORD'] or '')}@"
-    host, port, name = entry["HOST"] or "", entry["PORT"] or "", quote(entry["NAME"])
-    if host.startswith("/"):
-        return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
-    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
+    """A DATABASE_URL for the connection `entry` (after setup, the test database)."""
+    return url_from_database(entry)
 
 
 def free_port() -> int:

@@ -12,20 +12,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
 
+from contextarch.embedded_db import url_from_database
+
 
 def database_url() -> str:
-    """DATABASE_URL for this process's database (socket dirs included), so a subprocess sees the seeded rows."""
-    entry = connection.settings_dict
-    auth = f"{quote(entry['USER'] or '')}:{quote(entry['PASSWORD'] or '')}@"
-    host, port, name = entry["HOST"] or "", entry["PORT"] or "", quote(entry["NAME"])
-    if host.startswith("/"):
-        return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
-    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
+    """DATABASE_URL for this process's database, so a subprocess sees the seeded rows."""
+    return url_from_database(connection.settings_dict)
 
 
 def _free_port() -> int:
