@@ -160,6 +160,12 @@ class Item(models.Model):
     role = models.CharField(max_length=16, choices=MessageRole.choices, blank=True, default="")
     parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
     task_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    # How often the item was served in assembled context or history answers, and when last
+    # (updated in one batched UPDATE after the response, never per item on the hot path).
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    # How helpful the item proved when served (0..1); strategies rank packages by it.
+    helpfulness = models.FloatField(default=0.5)
     # memory (seed 003)
     confidence = models.FloatField(null=True, blank=True)
     # package (seed 001)
