@@ -1,0 +1,200 @@
+"""The offline extractive summarizer: the most central, non-redundant sentences, filling a token target.
+
+Centrality is the cosine between a sentence's tf-idf vector and the centroid of all sentences
+(the centroid method: linear in the input, so a large layer stays cheap). Sentences are taken
+greedily by centrality, skipping near-duplicates of those already chosen and those that do not
+fit, then put back in source order. When whole sentences leave room, the best sentence that
+did not fit is clipped at a word boundary to fill it. Every candidate summary is counted
+exactly with the model's tokenizer, so the result never exceeds `max_tokens`.
+
+Pure and deterministic (ties broken by position); no model, no network, no database.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from apps.core.tokenizer import count_tokens, encoding_for_model
+
+_LINE_SPLIT = re.compile(r"\n+")
+_SENTENCE_SPLIT = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=\S)")
+_MARKER = re.compile(r"^\s*(?:[#>*\u2022\-\u2013]+|\d+[.)])\s+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_TERMINAL = (".", "!", "?", ":", ";", "…", '"', "'", ")")
+ELLIPSIS = "…"
+REDUNDANT_SIMILARITY = 0.8
+MIN_FILL_TOKENS = 4  # less room than this is not worth a clipped sentence
+MAX_CANDIDATES = 4000  # sentences tried per summary; beyond it the tail is never central enough
+
+_STOPWORDS = frozenset(
+    """a an and are as at be been but by for from has have he her his i if in into is it its
+    of on or our she so that the their them then there these they this to was we were what
+    when which who will with you your not no do does did can could would should may might
+    than too very just also about over after before up out all any some such only own same""".split()
+)
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    position: int
+    text: str
+    weights: dict[str, float]
+    norm: float
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`: lines, then sentence-ending punctuation; list markers dropped."""
+    out: list[str] = []
+    for line in _LINE_SPLIT.split(text):
+        line = _MARKER.sub("", line).strip()
+        if not line:
+            continue
+        for part in _SENTENCE_SPLIT.split(line):
+            part = " ".join(part.split())
+            if part:
+                out.append(part if part.endswith(_TERMINAL) else part + ".")
+    return out
+
+
+def _terms(sentence: str) -> list[str]:
+    words = (w.lower() for w in _WORD.findall(sentence))
+    return [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if len(w) > 1 and w not in _STOPWORDS]
+
+
+def _vectorize(raw: list[str]) -> list[_Sentence]:
+    """tf-idf vectors per unique sentence; exact repeats (case-insensitive) are kept once."""
+    seen: set[str] = set()
+    kept: list[tuple[str, list[str]]] = []
+    for sentence in raw:
+        key = sentence.lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append((sentence, _terms(sentence)))
+    df: Counter[str] = Counter()
+    for _, terms in kept:
+        df.update(set(terms))
+    n = len(kept)
+    out = []
+    for position, (sentence, terms) in enumerate(kept):
+        weights = {t: c * math.log(1 + n / df[t]) for t, c in Counter(terms).items()}
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        out.append(_Sentence(position, sentence, weights, norm))
+    return out
+
+
+def _cosine(a: _Sentence, b: _Sentence) -> float:
+    if not a.norm or not b.norm:
+        return 0.0
+    small, large = (a.weights, b.weights) if len(a.weights) <= len(b.weights) else (b.weights, a.weights)
+    return sum(w * large.get(t, 0.0) for t, w in small.items()) / (a.norm * b.norm)
+
+
+def _centrality(sentences: list[_Sentence]) -> list[float]:
+    """Cosine to the centroid of the normalised vectors, damped for fragments of a few words."""
+    centroid: Counter[str] = Counter()
+    for s in sentences:
+        if s.norm:
+            for t, w in s.weights.items():
+                centroid[t] += w / s.norm
+    c_norm = math.sqrt(sum(w * w for w in centroid.values())) or 1.0
+    scores = []
+    for s in sentences:
+        if not s.norm:
+            scores.append(0.0)
+            continue
+        cos = sum(w * centroid[t] for t, w in s.weights.items()) / (s.norm * c_norm)
+        scores.append(cos * min(1.0, len(s.weights) / 4))
+    return scores
+
+
+def _clip(base: list[_Sentence], extra: _Sentence, room_check: _Fits) -> str | None:
+    """`extra` cut at the longest word prefix (plus an ellipsis) that still fits after `base`."""
+    words = extra.text.split()
+    lo, hi, best = 3, len(words) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        clipped = " ".join(words[:mid]).rstrip(",;:-\u2013") + ELLIPSIS
+        if room_check([*(s.text for s in base), clipped]):
+            best, lo = clipped, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+class _Fits:
+    """Exact check that the joined sentences fit; counts are memoised per joined string."""
+
+    def __init__(self, encoding: str, max_tokens: int) -> None:
+        self.encoding, self.max_tokens = encoding, max_tokens
+
+    def __call__(self, texts: Sequence[str]) -> bool:
+        return count_tokens(" ".join(texts), self.encoding) <= self.max_tokens
+
+
+def extractive_summary(texts: Sequence[str], max_tokens: int, *, model: str | None = None) -> str:
+    """The most central, non-redundant sentences of `texts`, in source order, within `max_tokens`.
+
+    Fills the target as fully as whole sentences allow, then clips one more sentence into the
+    remaining room. Exact token count in `model`'s tokenizer (default: settings.DEFAULT_MODEL);
+    never more than `max_tokens`. Returns "" when there is no text or no room.
+    """
+    if max_tokens <= 0:
+        return ""
+    encoding = encoding_for_model(model or settings.DEFAULT_MODEL).encoding
+    raw = [s for text in texts if text and text.strip() for s in split_sentences(text)]
+    if not raw:
+        return ""
+    sentences = _vectorize(raw)
+    scores = _centrality(sentences)
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:MAX_CANDIDATES]
+    fits = _Fits(encoding, max_tokens)
+    lengths = {i: count_tokens(sentences[i].text, encoding) for i in order}
+
+    chosen: list[_Sentence] = []
+    used = 0  # sum of the chosen sentences' own counts: a lower bound-ish estimate to skip hopeless tries
+    best_unfit: _Sentence | None = None
+    for i in order:
+        candidate = sentences[i]
+        if any(_cosine(candidate, c) >= REDUNDANT_SIMILARITY for c in chosen):
+            continue
+        if used + lengths[i] > max_tokens + len(chosen) or not fits(
+            [s.text for s in sorted([*chosen, candidate], key=lambda s: s.position)]
+        ):
+            if best_unfit is None:
+                best_unfit = candidate
+            continue
+        chosen.append(candidate)
+        used += lengths[i]
+        if max_tokens - used < 2:
+            break
+
+    chosen.sort(key=lambda s: s.position)
+    result = " ".join(s.text for s in chosen)
+    room = max_tokens - (count_tokens(result, encoding) if result else 0)
+    if best_unfit is not None and room >= MIN_FILL_TOKENS:
+        clipped = _clip(chosen, best_unfit, fits)
+        if clipped is not None:
+            result = f"{result} {clipped}" if result else clipped
+    if not result:
+        # Not even a clipped sentence fits (tiny target): the leading tokens of the best sentence.
+        result = _leading_tokens(sentences[order[0]].text, max_tokens, encoding)
+    return result
+
+
+def _leading_tokens(text: str, max_tokens: int, encoding: str) -> str:
+    from apps.core.tokenizer import decode, encode
+
+    tokens = encode(text, encoding)[:max_tokens]
+    while tokens:
+        out = decode(tokens, encoding).strip()
+        if out and count_tokens(out, encoding) <= max_tokens:
+            return out
+        tokens = tokens[:-1]
+    return ""
