@@ -1,0 +1,100 @@
+"""Reads for attempts and error patterns, always scoped to one workspace."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from django.db.models import Count, Max, QuerySet
+
+from apps.core.errors import NotFound
+from apps.error_patterns.models import Attempt, ErrorPattern, Outcome
+from apps.workspaces.models import Workspace
+
+
+def pattern_get(*, workspace: Workspace, pattern_id: int) -> ErrorPattern:
+    """The workspace's pattern, or NotFound (also for another workspace's id)."""
+    pattern = ErrorPattern.objects.filter(workspace=workspace, pk=pattern_id).first()
+    if pattern is None:
+        raise NotFound(f"error pattern {pattern_id} not found", code="error_pattern_not_found")
+    return pattern
+
+
+def patterns_list(
+    *,
+    workspace: Workspace,
+    signature: str = "",
+    min_confidence: float | None = None,
+    max_confidence: float | None = None,
+) -> QuerySet[ErrorPattern]:
+    """The workspace's patterns, most confident first; `signature` filters by substring."""
+    patterns = ErrorPattern.objects.filter(workspace=workspace)
+    if signature:
+        patterns = patterns.filter(signature__icontains=signature)
+    if min_confidence is not None:
+        patterns = patterns.filter(confidence__gte=min_confidence)
+    if max_confidence is not None:
+        patterns = patterns.filter(confidence__lte=max_confidence)
+    return patterns.order_by("-confidence", "-last_seen", "id")
+
+
+def attempts_list(
+    *, workspace: Workspace, layer_id: int | None = None, group_id: str | None = None, agent_type: str | None = None
+) -> QuerySet[Attempt]:
+    attempts = Attempt.objects.filter(workspace=workspace)
+    if layer_id is not None:
+        attempts = attempts.filter(layer_id=layer_id)
+    if group_id is not None:
+        attempts = attempts.filter(group_id=group_id)
+    if agent_type is not None:
+        attempts = attempts.filter(agent_type=agent_type)
+    return attempts.order_by("-created_at", "-id")
+
+
+def attempt_stats(workspace_id: int, *, agent_type: str | None = None) -> dict[str, Any]:
+    """Seed 001's success figures from the attempts reported in a workspace.
+
+    SC-001, iterations per task group: a group is (session layer, group_id); its iterations are the
+    larger of its attempt count and the highest `iteration` reported in it. `by_group` is keyed
+    "<layer id>:<group id>".
+    SC-004, same-error recurrence within a session: of the sessions with a failed attempt, the share
+    in which one error signature failed twice or more (`rate` = recurring / sessions). `failures`
+    and `repeats` (failures whose signature already failed earlier in the session) give the finer view.
+    Two aggregate queries whatever the number of attempts.
+    """
+    attempts = Attempt.objects.filter(workspace_id=workspace_id)
+    if agent_type is not None:
+        attempts = attempts.filter(agent_type=agent_type)
+    groups = attempts.values("layer_id", "group_id").annotate(n=Count("id"), top=Max("iteration"))
+    by_group = {f"{g['layer_id']}:{g['group_id']}": max(g["n"], g["top"] or 0) for g in groups}
+    values = sorted(by_group.values())
+    iterations = {
+        "count": len(values),
+        "mean": round(statistics.fmean(values), 3) if values else 0.0,
+        "p50": float(statistics.median(values)) if values else 0.0,
+        "max": values[-1] if values else 0,
+        "by_group": by_group,
+    }
+    failed = (
+        attempts.filter(outcome=Outcome.FAILED)
+        .exclude(signature="")
+        .values("layer_id", "signature")
+        .annotate(n=Count("id"))
+    )
+    sessions: set[int] = set()
+    recurring: set[int] = set()
+    failures = repeats = 0
+    for row in failed:
+        sessions.add(row["layer_id"])
+        failures += row["n"]
+        if row["n"] > 1:
+            recurring.add(row["layer_id"])
+            repeats += row["n"] - 1
+    recurrence = {
+        "sessions": len(sessions),
+        "recurring": len(recurring),
+        "rate": round(len(recurring) / len(sessions), 4) if sessions else 0.0,
+        "failures": failures,
+        "repeats": repeats,
+    }
+    return {"iterations_per_group": iterations, "same_error_recurrence": recurrence}
