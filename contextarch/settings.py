@@ -210,6 +210,8 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum
 SWEEP_PENDING_ON_START = env_bool("SWEEP_PENDING_ON_START", False)
 CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
+    # Time-based summary triggers (seed 000): regenerate every layer whose update interval has passed.
+    "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
 }
 
 # --- Assembly engine (issue 3) -------------------------------------------------------------------
@@ -244,3 +246,25 @@ MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
 # Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
 ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)
+
+# --- Summaries (issue 4; seeds 000 and 002) ------------------------------------------------------
+# extractive: offline, the default; llm: any OpenAI-compatible chat endpoint (falls back to extractive past budget).
+SUMMARY_PROVIDER = env_choice("SUMMARY_PROVIDER", "extractive", ("extractive", "llm"))
+SUMMARY_LLM_BASE_URL = env_str("SUMMARY_LLM_BASE_URL", "")
+SUMMARY_LLM_MODEL = env_str("SUMMARY_LLM_MODEL", "gpt-4o-mini")
+SUMMARY_LLM_API_KEY = env_str("SUMMARY_LLM_API_KEY", "")
+SUMMARY_LLM_TIMEOUT_SECONDS = env_float("SUMMARY_LLM_TIMEOUT_SECONDS", 30.0, minimum=0.1)
+# Waits before the LLM retries (seed 000: 1 s, 2 s, 4 s); a test may scale them down.
+SUMMARY_LLM_BACKOFF_SECONDS = (1.0, 2.0, 4.0)
+# Consecutive LLM failures in a workspace that raise an alert (error log + metric).
+SUMMARY_LLM_ALERT_AFTER = env_int("SUMMARY_LLM_ALERT_AFTER", 3, minimum=1)
+# Daily LLM budget per workspace, in tokens and in USD at the price below; past either, extractive.
+SUMMARY_DAILY_TOKEN_BUDGET = env_int("SUMMARY_DAILY_TOKEN_BUDGET", 500_000, minimum=0)
+SUMMARY_DAILY_USD_BUDGET = env_float("SUMMARY_DAILY_USD_BUDGET", 1.0, minimum=0.0)
+SUMMARY_LLM_USD_PER_1K_INPUT = env_float("SUMMARY_LLM_USD_PER_1K_INPUT", 0.00015, minimum=0.0)
+SUMMARY_LLM_USD_PER_1K_OUTPUT = env_float("SUMMARY_LLM_USD_PER_1K_OUTPUT", 0.0006, minimum=0.0)
+# Source text per summary: the newest items of the layer up to this many tokens, plus child summaries.
+SUMMARY_SOURCE_MAX_TOKENS = env_int("SUMMARY_SOURCE_MAX_TOKENS", 20_000, minimum=500)
+SUMMARY_CACHE_SECONDS = env_int("SUMMARY_CACHE_SECONDS", 3600, minimum=1)
+# Personalization: a user's recent concerns come from their session content of the last N days.
+SUMMARY_PERSONAL_DAYS = env_int("SUMMARY_PERSONAL_DAYS", 14, minimum=1)

@@ -247,6 +247,9 @@ def _note_changes(*, layer: Layer, count: int) -> None:
     from django.db.models import F
 
     LayerConfig.objects.filter(layer=layer).update(changes_since_summary=F("changes_since_summary") + count)
+    from apps.summaries.services import changes_noted
+
+    changes_noted(layer_id=layer.pk)  # past the threshold: summarize after commit (change trigger)
 
 
 # The fields a caller may change on an existing item (the kind, layer and parent never change).

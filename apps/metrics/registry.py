@@ -55,3 +55,51 @@ ASSEMBLY_CACHE_HIT_RATE = Gauge(
     registry=REGISTRY,
 )
 ASSEMBLY_CACHE_HIT_RATE.set_function(_hit_rate)
+
+# --- Summaries (issue 4) ---
+SUMMARY_GENERATION_TIME = Histogram(
+    "context_architect_summary_generation_time_ms",
+    "Time to generate one layer's summaries (all depths), in milliseconds, by layer kind and provider.",
+    ["layer_kind", "provider"],
+    buckets=(1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000),
+    registry=REGISTRY,
+)
+SUMMARY_GENERATIONS = Counter(
+    "context_architect_summary_generations_total",
+    "Summaries generated, by layer kind, depth and provider.",
+    ["layer_kind", "depth", "provider"],
+    registry=REGISTRY,
+)
+SUMMARY_SKIPS = Counter(
+    "context_architect_summary_skips",
+    "Summary regenerations skipped, by reason (unchanged source, no content).",
+    ["reason"],
+    registry=REGISTRY,
+)
+SUMMARY_FALLBACKS = Counter(
+    "context_architect_summary_fallbacks",
+    "Summaries served by a fallback after the LLM failed (stale cached summary, truncated raw content) "
+    "or the extractive provider used because the daily budget was spent.",
+    ["kind"],
+    registry=REGISTRY,
+)
+CACHE_HITS = Counter(
+    "context_architect_cache_hits",
+    "Summary reads answered by the Redis cache.",
+    registry=REGISTRY,
+)
+CACHE_MISSES = Counter(
+    "context_architect_cache_misses",
+    "Summary reads that fell back to PostgreSQL (and repopulated the cache).",
+    registry=REGISTRY,
+)
+LLM_RETRIES = Counter(
+    "context_architect_llm_retries",
+    "Retries of failed LLM summarization calls.",
+    registry=REGISTRY,
+)
+LLM_FAILURE_ALERTS = Counter(
+    "context_architect_llm_failure_alerts",
+    "Alerts raised for repeated LLM summarization failures in a workspace.",
+    registry=REGISTRY,
+)

@@ -96,13 +96,24 @@ def _cosine(a: _Sentence, b: _Sentence) -> float:
     return sum(w * large.get(t, 0.0) for t, w in small.items()) / (a.norm * b.norm)
 
 
-def _centrality(sentences: list[_Sentence]) -> list[float]:
-    """Cosine to the centroid of the normalised vectors, damped for fragments of a few words."""
+def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[float]:
+    """Cosine to the centroid of the normalised vectors, damped for fragments of a few words.
+
+    `focus` texts (a reader's recent concerns) pull the centroid toward their terms, weighted as
+    much as the whole source, so sentences about them win when they are otherwise close.
+    """
     centroid: Counter[str] = Counter()
     for s in sentences:
         if s.norm:
             for t, w in s.weights.items():
                 centroid[t] += w / s.norm
+    focus_terms = Counter(t for text in focus for t in _terms(text))
+    if focus_terms and centroid:
+        f_norm = math.sqrt(sum(c * c for c in focus_terms.values()))
+        mass = math.sqrt(sum(w * w for w in centroid.values()))
+        for t, c in focus_terms.items():
+            if t in centroid:  # terms absent from the source cannot select anything
+                centroid[t] += mass * c / f_norm
     c_norm = math.sqrt(sum(w * w for w in centroid.values())) or 1.0
     scores = []
     for s in sentences:
@@ -138,12 +149,15 @@ class _Fits:
         return count_tokens(" ".join(texts), self.encoding) <= self.max_tokens
 
 
-def extractive_summary(texts: Sequence[str], max_tokens: int, *, model: str | None = None) -> str:
+def extractive_summary(
+    texts: Sequence[str], max_tokens: int, *, model: str | None = None, focus: Sequence[str] = ()
+) -> str:
     """The most central, non-redundant sentences of `texts`, in source order, within `max_tokens`.
 
     Fills the target as fully as whole sentences allow, then clips one more sentence into the
     remaining room. Exact token count in `model`'s tokenizer (default: settings.DEFAULT_MODEL);
-    never more than `max_tokens`. Returns "" when there is no text or no room.
+    never more than `max_tokens`. Returns "" when there is no text or no room. `focus` biases
+    centrality toward those texts' terms (personalized summaries).
     """
     if max_tokens <= 0:
         return ""
@@ -152,7 +166,7 @@ def extractive_summary(texts: Sequence[str], max_tokens: int, *, model: str | No
     if not raw:
         return ""
     sentences = _vectorize(raw)
-    scores = _centrality(sentences)
+    scores = _centrality(sentences, focus)
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:MAX_CANDIDATES]
     fits = _Fits(encoding, max_tokens)
     lengths = {i: count_tokens(sentences[i].text, encoding) for i in order}

@@ -34,6 +34,8 @@ class Summary(models.Model):
     personalized_for = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
+    # What a personalized summary drew on: {"user": ..., "items": [ids], "concerns": "..."}; {} when generic.
+    personalization_ref = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [
@@ -49,3 +51,35 @@ class Summary(models.Model):
 
     def __str__(self) -> str:
         return f"{self.layer} {self.depth}"
+
+
+class SummaryUsage(models.Model):
+    """One workspace's LLM summarization spend on one UTC day (seed 002 cost control).
+
+    Past the daily token or USD budget the extractive provider takes over until the next day.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    calls = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    usd = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "day"], name="uniq_summary_usage_day")]
+
+    def __str__(self) -> str:
+        return f"{self.workspace} {self.day}: {self.prompt_tokens + self.completion_tokens} tokens"
+
+
+class ProviderHealth(models.Model):
+    """Consecutive LLM summarization failures of a workspace, so repeated failures raise one alert."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="+")
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True, default="")
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.workspace}: {self.consecutive_failures} failures in a row"

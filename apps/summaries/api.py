@@ -1,0 +1,132 @@
+"""Agent API for summaries: read a layer's summaries, force a regeneration, read/change its config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.layers.models import Personalization
+from apps.layers.selectors import layer_get
+from apps.summaries import selectors, services
+from apps.summaries.config import SummaryConfig, config_of, config_update
+from apps.summaries.models import Depth
+
+
+class SummaryOutput(serializers.Serializer):
+    depth = serializers.ChoiceField(choices=Depth.choices)
+    text = serializers.CharField()
+    token_count = serializers.IntegerField()
+    source_hash = serializers.CharField()
+    generated_at = serializers.DateTimeField()
+    provider = serializers.CharField()
+    stale = serializers.BooleanField()
+    personalized = serializers.SerializerMethodField()
+    personalization_ref = serializers.JSONField()
+
+    def get_personalized(self, row: dict[str, Any]) -> bool:
+        return row["personalized_for_id"] is not None
+
+
+def _warnings(rows: list[dict[str, Any]]) -> list[str]:
+    out = []
+    if any(r["stale"] for r in rows):
+        out.append("stale: some summaries could not be regenerated and may be out of date")
+    if any(r["provider"] == "truncated" for r in rows):
+        out.append("degraded: some summaries are raw content truncated at a sentence boundary")
+    return out
+
+
+class LayerSummariesApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("user", str, description="username of a member: their personalized summaries")],
+        responses=inline_serializer(
+            "LayerSummaries",
+            {
+                "layer": serializers.IntegerField(),
+                "summaries": SummaryOutput(many=True),
+                "warnings": serializers.ListField(child=serializers.CharField()),
+            },
+        ),
+    )
+    def get(self, request: Request, layer_id: int) -> Response:
+        workspace = request.user.workspace
+        layer = layer_get(workspace=workspace, layer_id=layer_id)
+        username = request.query_params.get("user") or ""
+        user = selectors.member_get(workspace_id=workspace.pk, username=username) if username else None
+        rows = selectors.layer_summaries_get(layer_id=layer.pk, user_id=user.pk if user else None)
+        return Response(
+            {"layer": layer.pk, "summaries": SummaryOutput(rows, many=True).data, "warnings": _warnings(rows)}
+        )
+
+
+class LayerSummarizeApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=inline_serializer(
+            "SummarizeResult",
+            {
+                "layer": serializers.IntegerField(),
+                "status": serializers.ChoiceField(choices=["generated", "skipped", "degraded"]),
+                "reason": serializers.CharField(),
+                "provider": serializers.CharField(),
+                "readers": serializers.ListField(child=serializers.CharField()),
+                "warnings": serializers.ListField(child=serializers.CharField()),
+                "summaries": SummaryOutput(many=True),
+            },
+        ),
+    )
+    def post(self, request: Request, layer_id: int) -> Response:
+        """Regenerate now, even when the source is unchanged (runs in the request: never on the hot path)."""
+        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        result = services.layer_summarize(layer=layer, force=True)
+        rows = selectors.layer_summaries_get(layer_id=layer.pk)
+        return Response(
+            {
+                "layer": layer.pk,
+                "status": result.status,
+                "reason": result.reason,
+                "provider": result.provider,
+                "readers": result.readers,
+                "warnings": result.warnings,
+                "summaries": SummaryOutput(rows, many=True).data,
+            }
+        )
+
+
+class ConfigOutput(serializers.Serializer):
+    layer = serializers.IntegerField(source="layer_id")
+    kind = serializers.CharField()
+    update_interval_seconds = serializers.IntegerField()
+    update_on_changes = serializers.IntegerField()
+    personalization = serializers.ChoiceField(choices=Personalization.choices)
+    personalized = serializers.BooleanField()
+    skip_if_unchanged = serializers.BooleanField()
+    changes_since_summary = serializers.IntegerField()
+    last_summarized_at = serializers.DateTimeField(allow_null=True)
+
+
+class LayerConfigApi(APIView):
+    @extend_schema_serializer(component_name="LayerConfigUpdate")
+    class Input(serializers.Serializer):
+        update_interval_seconds = serializers.IntegerField(min_value=60, max_value=7 * 24 * 3600, required=False)
+        update_on_changes = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
+        personalization = serializers.ChoiceField(choices=Personalization.choices, required=False)
+        skip_if_unchanged = serializers.BooleanField(required=False)
+
+    @extend_schema(responses=ConfigOutput)
+    def get(self, request: Request, layer_id: int) -> Response:
+        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        return Response(ConfigOutput(config_of(layer=layer)).data)
+
+    @extend_schema(request=Input, responses=ConfigOutput)
+    def put(self, request: Request, layer_id: int) -> Response:
+        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        config: SummaryConfig = config_update(layer=layer, changes=dict(data.validated_data))
+        return Response(ConfigOutput(config).data)

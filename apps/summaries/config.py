@@ -1,0 +1,92 @@
+"""A layer's effective summary configuration: its stored LayerConfig over the per-kind defaults.
+
+Validated on load: a stored value out of range (written around the service, e.g. by raw SQL)
+is logged and replaced by the kind's default, so one bad row never stops the sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from apps.core.errors import InvalidInput
+from apps.layers.models import LAYER_CONFIG_DEFAULTS, Layer, LayerConfig, LayerKind, Personalization
+
+log = logging.getLogger(__name__)
+
+# Company and org summaries are organisation-wide: never personalized (seed 000).
+GENERIC_KINDS = frozenset({LayerKind.COMPANY, LayerKind.ORG})
+EDITABLE = ("update_interval_seconds", "update_on_changes", "personalization", "skip_if_unchanged")
+
+
+@dataclass(frozen=True)
+class SummaryConfig:
+    """What decides when a layer's summaries are regenerated and for whom."""
+
+    layer_id: int
+    kind: str
+    update_interval_seconds: int
+    update_on_changes: int
+    personalization: str
+    skip_if_unchanged: bool
+    changes_since_summary: int
+    last_summarized_at: datetime | None
+
+    @property
+    def personalized(self) -> bool:
+        return self.personalization != Personalization.GENERIC and self.kind not in GENERIC_KINDS
+
+
+def _defaults(layer: Layer) -> LayerConfig:
+    interval, changes, personalization = LAYER_CONFIG_DEFAULTS[layer.kind]
+    return LayerConfig(
+        layer=layer, update_interval_seconds=interval, update_on_changes=changes, personalization=personalization
+    )
+
+
+def config_of(*, layer: Layer, stored: LayerConfig | None = None) -> SummaryConfig:
+    """The effective, validated configuration of `layer` (defaults when none is stored)."""
+    if stored is None:
+        stored = LayerConfig.objects.filter(layer=layer).first()
+    row = stored or _defaults(layer)
+    values: dict[str, Any] = {name: getattr(row, name) for name in EDITABLE}
+    try:
+        row.clean()
+    except ValidationError as exc:
+        defaults = _defaults(layer)
+        for name in exc.message_dict:
+            log.warning("layer %s: invalid %s=%r, using the default", layer.pk, name, values.get(name))
+            values[name] = getattr(defaults, name)
+    return SummaryConfig(
+        layer_id=layer.pk,
+        kind=layer.kind,
+        changes_since_summary=row.changes_since_summary,
+        last_summarized_at=row.last_summarized_at,
+        **values,
+    )
+
+
+def config_update(*, layer: Layer, changes: dict[str, Any]) -> SummaryConfig:
+    """Apply validated changes to the layer's configuration (created from defaults if missing)."""
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")
+    if layer.kind in GENERIC_KINDS and changes.get("personalization", Personalization.GENERIC) != "generic":
+        raise InvalidInput(
+            f"{layer.kind} summaries are organisation-wide and stay generic", code="invalid_personalization"
+        )
+    row = LayerConfig.objects.filter(layer=layer).first() or _defaults(layer)
+    for name, value in changes.items():
+        setattr(row, name, value)
+    try:
+        row.save()
+    except ValidationError as exc:
+        name = next(iter(exc.message_dict))
+        raise InvalidInput(
+            f"{name} {exc.message_dict[name][0]}", code=f"invalid_{name}", details=exc.message_dict
+        ) from exc
+    return config_of(layer=layer, stored=row)

@@ -1,0 +1,313 @@
+"""Writes of summaries: generate a layer's three depths when its trigger fires, or on demand.
+
+The flow of one layer: effective config → source (items + child summaries) and its hash →
+skip when unchanged (logged, counted) → provider (LLM within the daily budget, else extractive)
+→ generic summaries, then one personalized set per reader of a personalized layer → counters
+reset → the parent counts one change (so roll-ups travel up the tree). An LLM that fails after
+its retries leaves the stored summaries in place marked stale, or, with none, raw content cut
+at a sentence boundary, and says so in `warnings`. Never called on the context hot path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from apps.core import background
+from apps.layers.models import KIND_RANK, Layer, LayerConfig
+from apps.metrics.registry import SUMMARY_FALLBACKS, SUMMARY_GENERATION_TIME, SUMMARY_GENERATIONS, SUMMARY_SKIPS
+from apps.summaries import budget, caching, health
+from apps.summaries.config import SummaryConfig, config_of
+from apps.summaries.llm import LlmUnavailable
+from apps.summaries.models import DEPTH_TOKEN_LIMITS, Summary
+from apps.summaries.personalization import Reader, readers_of
+from apps.summaries.providers import DEPTHS, ExtractiveProvider, Generated, LlmProvider, Provider, llm_estimate
+from apps.summaries.sources import Source, source_of
+from apps.summaries.triggers import trigger_reason
+from apps.summaries.truncation import truncate_at_sentence
+
+log = logging.getLogger(__name__)
+
+GENERATED, SKIPPED, DEGRADED = "generated", "skipped", "degraded"
+
+
+@dataclass
+class SummarizeResult:
+    """What one run did for one layer: `status`, why, which provider, and any warnings."""
+
+    layer_id: int
+    status: str
+    reason: str
+    provider: str = ""
+    warnings: list[str] = field(default_factory=list)
+    readers: list[str] = field(default_factory=list)
+
+
+def _personal_hash(source: Source, reader: Reader) -> str:
+    return hashlib.sha256(f"{source.digest}\n{reader.concerns}\n{reader.preferences}".encode()).hexdigest()
+
+
+def _unchanged(rows: list[Summary], digest: str) -> bool:
+    return len(rows) == len(DEPTHS) and all(r.source_hash == digest and not r.stale for r in rows)
+
+
+def _pick_provider(
+    *, workspace_id: int, source: Source, reader: Reader | None, now: datetime, sleep: Callable
+) -> tuple[Provider, str | None]:
+    """The LLM when configured and within today's budget, else the extractive provider."""
+    if settings.SUMMARY_PROVIDER != "llm":
+        return ExtractiveProvider(), None
+    prompt, completion = llm_estimate(source, reader)
+    if not budget.budget_allows(
+        workspace_id=workspace_id, day=now.date(), prompt_tokens=prompt, completion_tokens=completion
+    ):
+        SUMMARY_FALLBACKS.labels(kind="budget").inc()
+        log.info("workspace %s: daily summarization budget spent, using the extractive provider", workspace_id)
+        return ExtractiveProvider(), "daily_budget_spent: extractive provider used"
+    return LlmProvider(sleep=sleep), None
+
+
+def _store(
+    *, layer: Layer, generated: Generated, digest: str, now: datetime, reader: Reader | None, stale: bool = False
+) -> None:
+    for depth in DEPTHS:
+        text, limit = generated.texts[depth], DEPTH_TOKEN_LIMITS[depth]
+        tokens = _count(text)
+        if tokens > limit:  # providers guarantee the limit; this keeps it even if one did not
+            text = truncate_at_sentence([text], limit)
+            tokens = _count(text)
+        Summary.objects.update_or_create(
+            layer=layer,
+            depth=depth,
+            personalized_for_id=reader.user_id if reader else None,
+            defaults={
+                "workspace_id": layer.workspace_id,
+                "text": text,
+                "token_count": tokens,
+                "source_hash": digest,
+                "generated_at": now,
+                "provider": generated.provider,
+                "stale": stale,
+                "personalization_ref": reader.reference() if reader else {},
+            },
+        )
+        SUMMARY_GENERATIONS.labels(layer_kind=layer.kind, depth=depth, provider=generated.provider.split(":")[0]).inc()
+
+
+def _degrade(*, layer: Layer, source: Source, existing: list[Summary], now: datetime, error: str) -> list[str]:
+    """After the LLM failed: keep stored summaries marked stale; fill missing depths by truncation."""
+    have = {row.depth for row in existing}
+    warnings = []
+    if have:
+        Summary.objects.filter(pk__in=[r.pk for r in existing]).update(stale=True)
+        caching.refresh(layer.pk, None)
+        SUMMARY_FALLBACKS.labels(kind="stale").inc()
+        warnings.append(f"llm_unavailable: serving the stored {', '.join(sorted(have))} summaries marked stale")
+    missing = [d for d in DEPTHS if d not in have]
+    if missing:
+        texts = {d: truncate_at_sentence(source.texts, DEPTH_TOKEN_LIMITS[d]) for d in DEPTHS}
+        truncated = Generated(texts=texts, provider="truncated")
+        for depth in missing:
+            Summary.objects.update_or_create(
+                layer=layer,
+                depth=depth,
+                personalized_for=None,
+                defaults={
+                    "workspace_id": layer.workspace_id,
+                    "text": texts[depth],
+                    "token_count": _count(texts[depth]),
+                    "source_hash": source.digest,
+                    "generated_at": now,
+                    "provider": truncated.provider,
+                    "stale": True,
+                    "personalization_ref": {},
+                },
+            )
+        SUMMARY_FALLBACKS.labels(kind="truncated").inc()
+        warnings.append(
+            f"llm_unavailable: {', '.join(missing)} summaries are raw content truncated at a sentence boundary"
+        )
+    log.warning("layer %s: degraded summarization after LLM failure (%s): %s", layer.pk, error, "; ".join(warnings))
+    return warnings
+
+
+def _count(text: str) -> int:
+    from apps.core.tokenizer import count_tokens, encoding_for_model
+
+    return count_tokens(text, encoding_for_model(settings.DEFAULT_MODEL).encoding)
+
+
+def _reset_counters(*, layer: Layer, seen_changes: int, now: datetime) -> None:
+    """Both triggers restart; changes counted while generating are kept for the next run."""
+    LayerConfig.objects.filter(layer=layer).update(
+        changes_since_summary=Greatest(F("changes_since_summary") - seen_changes, Value(0)), last_summarized_at=now
+    )
+
+
+def _notify_parent(layer: Layer) -> None:
+    """A regenerated child counts as one change of its parent (hierarchical roll-up)."""
+    if layer.parent_id is None:
+        return
+    LayerConfig.objects.filter(layer_id=layer.parent_id).update(changes_since_summary=F("changes_since_summary") + 1)
+    changes_noted(layer_id=layer.parent_id)
+
+
+def _skip(layer: Layer, config: SummaryConfig, reason: str, why: str, now: datetime) -> SummarizeResult:
+    SUMMARY_SKIPS.labels(reason=reason).inc()
+    log.info("layer %s (%s): summary regeneration skipped: %s", layer.pk, layer.kind, why)
+    _reset_counters(layer=layer, seen_changes=config.changes_since_summary, now=now)
+    return SummarizeResult(layer_id=layer.pk, status=SKIPPED, reason=reason)
+
+
+def layer_summarize(
+    *,
+    layer: Layer,
+    now: datetime | None = None,
+    force: bool = False,
+    trigger: str = "forced",
+    sleep: Callable[[float], None] = time.sleep,
+) -> SummarizeResult:
+    """Regenerate the layer's summaries (all depths; generic, then per reader when personalized).
+
+    `force` ignores skip-if-unchanged. `sleep` is the LLM retry backoff's (tests inject it).
+    """
+    now = now or timezone.now()
+    started = time.perf_counter()
+    config = config_of(layer=layer)
+    source = source_of(layer=layer)
+    if source.empty:
+        return _skip(layer, config, "no_content", "the layer has no items and no child summaries", now)
+    existing = list(Summary.objects.filter(layer=layer, personalized_for__isnull=True))
+    readers = readers_of(layer=layer, now=now) if config.personalized else []
+    personal_rows: dict[int, list[Summary]] = {}
+    for row in Summary.objects.filter(layer=layer, personalized_for__isnull=False):
+        personal_rows.setdefault(row.personalized_for_id, []).append(row)  # type: ignore[arg-type]
+    todo = [r for r in readers if force or not _unchanged(personal_rows.get(r.user_id, []), _personal_hash(source, r))]
+    generic_current = _unchanged(existing, source.digest)
+    if not force and config.skip_if_unchanged and generic_current and not todo:
+        return _skip(
+            layer, config, "unchanged", f"source hash {source.digest[:12]} is unchanged (trigger: {trigger})", now
+        )
+
+    result = SummarizeResult(layer_id=layer.pk, status=GENERATED, reason=trigger)
+    with transaction.atomic():
+        if force or not generic_current or not config.skip_if_unchanged:
+            provider, note = _pick_provider(
+                workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep
+            )
+            result.warnings += [note] if note else []
+            try:
+                generated = _generate(layer=layer, provider=provider, source=source, reader=None, now=now)
+            except LlmUnavailable as exc:
+                health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
+                result.status, result.provider = DEGRADED, provider.name
+                result.warnings += _degrade(
+                    layer=layer, source=source, existing=existing, now=now, error=exc.last_error
+                )
+                return result  # counters stay: the next trigger tries again
+            _store(layer=layer, generated=generated, digest=source.digest, now=now, reader=None)
+            result.provider = generated.provider
+        for reader in todo:
+            provider, note = _pick_provider(
+                workspace_id=layer.workspace_id, source=source, reader=reader, now=now, sleep=sleep
+            )
+            try:
+                generated = _generate(
+                    layer=layer,
+                    provider=provider,
+                    source=source,
+                    reader=reader,
+                    now=now,
+                    personalization=config.personalization,
+                )
+            except LlmUnavailable as exc:
+                health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
+                result.warnings.append(f"llm_unavailable: no personalized summary for {reader.username}")
+                continue
+            _store(layer=layer, generated=generated, digest=_personal_hash(source, reader), now=now, reader=reader)
+            result.readers.append(reader.username)
+            result.provider = result.provider or generated.provider
+        _reset_counters(layer=layer, seen_changes=config.changes_since_summary, now=now)
+        if not generic_current:
+            transaction.on_commit(lambda: _notify_parent(layer))
+    SUMMARY_GENERATION_TIME.labels(layer_kind=layer.kind, provider=(result.provider or "none").split(":")[0]).observe(
+        (time.perf_counter() - started) * 1000
+    )
+    log.info(
+        "layer %s (%s): summaries generated by %s (trigger: %s, readers: %s)",
+        layer.pk,
+        layer.kind,
+        result.provider,
+        trigger,
+        ", ".join(result.readers) or "-",
+    )
+    return result
+
+
+def _generate(
+    *, layer: Layer, provider: Provider, source: Source, reader: Reader | None, now: datetime, personalization: str = ""
+) -> Generated:
+    generated = provider.summarize(source, reader=reader, personalization=personalization)
+    if generated.prompt_tokens or generated.completion_tokens:
+        budget.usage_record(
+            workspace_id=layer.workspace_id,
+            day=now.date(),
+            prompt_tokens=generated.prompt_tokens,
+            completion_tokens=generated.completion_tokens,
+        )
+    if isinstance(provider, LlmProvider):
+        health.success_record(workspace_id=layer.workspace_id)
+    return generated
+
+
+def layer_summarize_if_due(
+    *, layer: Layer, now: datetime | None = None, sleep: Callable = time.sleep
+) -> SummarizeResult | None:
+    """Run the layer's summaries when its time or change trigger has fired; None when not due."""
+    now = now or timezone.now()
+    reason = trigger_reason(config_of(layer=layer), now=now)
+    if reason is None:
+        return None
+    return layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep)
+
+
+def summarize_due_layers(
+    *, workspace_id: int | None = None, now: datetime | None = None, sleep: Callable = time.sleep
+) -> list[SummarizeResult]:
+    """The beat sweep: every due layer, deepest first so parents roll up fresh child summaries."""
+    now = now or timezone.now()
+    layers = Layer.objects.select_related("config")
+    if workspace_id is not None:
+        layers = layers.filter(workspace_id=workspace_id)
+    due = []
+    for layer in layers:
+        stored = getattr(layer, "config", None)
+        reason = trigger_reason(config_of(layer=layer, stored=stored), now=now)
+        if reason is not None:
+            due.append((layer, reason))
+    due.sort(key=lambda pair: (-KIND_RANK[pair[0].kind], pair[0].pk))
+    results = []
+    for layer, reason in due:
+        try:
+            results.append(layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep))
+        except Exception:
+            log.exception("layer %s: summarization failed", layer.pk)
+    return results
+
+
+def changes_noted(*, layer_id: int) -> None:
+    """Called after item writes count changes: once the threshold is reached, summarize after commit."""
+    if LayerConfig.objects.filter(layer_id=layer_id, changes_since_summary__gte=F("update_on_changes")).exists():
+        from apps.summaries.tasks import summarize_layer_if_due
+
+        background.enqueue(summarize_layer_if_due, layer_id)
