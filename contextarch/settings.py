@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "apps.profiles",
     "apps.metrics",
     "apps.assembly",
+    "apps.consumption",
     "apps.console",
 ]
 
@@ -231,6 +232,10 @@ for _pair in env_list("AGENT_TYPE_PACKAGE_LIMITS", []):
 
         raise ImproperlyConfigured(f"AGENT_TYPE_PACKAGE_LIMITS entries look like 'qa=5', got {_pair!r}")
     AGENT_TYPE_PACKAGE_LIMITS[_agent.strip()] = int(_limit)
+# Consumption (seed 001 SC-003): the consumed / injected ratio the stats compare against, and how
+# far one piece of agent feedback moves a strategy's helpfulness (bounded to 0..1).
+CONSUMPTION_TARGET_RATIO = env_float("CONSUMPTION_TARGET_RATIO", 0.5, minimum=0.0, maximum=1.0)
+STRATEGY_FEEDBACK_STEP = env_float("STRATEGY_FEEDBACK_STEP", 0.1, minimum=0.001, maximum=1.0)
 SAFETY_MARGIN = env_float("SAFETY_MARGIN", 0.15, minimum=0.0, maximum=0.9)
 ZONE_SOFT_WARNING = env_float("ZONE_SOFT_WARNING", 0.60, minimum=0.0, maximum=1.0)
 ZONE_CONSERVATIVE = env_float("ZONE_CONSERVATIVE", 0.75, minimum=0.0, maximum=1.0)

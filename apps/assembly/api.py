@@ -38,6 +38,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
         min_confidence=v["min_confidence"],
         group_id=v["group_id"],
         agent_type=v["agent_type"],
+        iteration=v["iteration"],
         conversation_id=v["conversation_id"],
         context_window=v["context_window"],
         tokens_used=v["tokens_used"],
@@ -79,6 +80,14 @@ class ContextApi(APIView):
         )
         group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
         agent_type = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+        iteration = serializers.IntegerField(
+            min_value=1,
+            max_value=10_000,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The agent's attempt at its task (1 for the first); recorded for consumption tracking",
+        )
         conversation_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         context_window = serializers.IntegerField(
             min_value=1, max_value=settings.MAX_TOKEN_BUDGET * 10, required=False, allow_null=True, default=None
@@ -152,6 +161,15 @@ class TraceApi(APIView):
                 "elapsed_ms": record.elapsed_ms,
                 "cache_hit": record.cache_hit,
                 "sampled": record.sampled,
+                "consumption": {  # seed 001 ConsumptionScope; agents report use with POST /consumption/
+                    "session": record.session,
+                    "group_id": record.group_id,
+                    "agent_type": record.agent_type,
+                    "iteration": record.iteration,
+                    "injected_packages": record.injected_packages,
+                    "used_packages": record.used_packages,
+                    "reported_at": record.consumption_reported_at,
+                },
                 "trace": record.trace,
             }
         )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import Q
 
 from apps.layers.models import Layer
 from apps.workspaces.models import ApiKey, Workspace
@@ -30,10 +32,25 @@ class AssemblyRecord(models.Model):
     cache_hit = models.BooleanField(default=False)
     sampled = models.BooleanField(default=True, help_text="Whether the per-candidate trace was kept.")
     trace = models.JSONField(default=list, blank=True)
+    # Consumption scope (seed 001): which packages went to which session, group, agent type and
+    # iteration, written in the same insert; agents report the ones they used (apps/consumption).
+    session = models.CharField(max_length=200, blank=True, default="")
+    group_id = models.CharField(max_length=200, blank=True, default="")
+    agent_type = models.CharField(max_length=100, blank=True, default="")
+    iteration = models.PositiveIntegerField(null=True, blank=True)
+    injected_packages = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    used_packages = ArrayField(models.BigIntegerField(), null=True, blank=True, help_text="NULL: not reported yet.")
+    consumption_reported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["workspace", "-created_at"])]
+        indexes = [
+            models.Index(fields=["workspace", "-created_at"]),
+            # Consumption stats read only the assemblies that injected packages.
+            models.Index(
+                fields=["workspace", "agent_type"], condition=~Q(injected_packages=[]), name="assembly_with_packages"
+            ),
+        ]
 
     def __str__(self) -> str:
         return str(self.trace_id)

@@ -26,6 +26,7 @@ class ContextParams:
     min_confidence: float | None = None
     group_id: str = ""
     agent_type: str = ""
+    iteration: int | None = None  # the agent's attempt at its task (consumption is tracked per iteration)
     conversation_id: str | None = None
     context_window: int | None = None
     tokens_used: int | None = None

@@ -41,11 +41,14 @@ ITEM_FIELDS = (
     "priority",
     "group_id",
     "agent_types",
+    "helpfulness",
     "role",
     "metadata",
 )
 ROW_FIELDS = (*ITEM_FIELDS, "parent_id")
 SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
+# Window messages this important keep full detail at any distance (apps/conversations/importance.py).
+FULL_DETAIL_IMPORTANCE = 0.9
 
 
 @dataclass
@@ -72,6 +75,7 @@ def _candidate(row: dict[str, Any], layer_names: dict[int, str], **signals: Any)
         priority=row["priority"],
         group_id=row["group_id"],
         agent_types=tuple(row["agent_types"]),
+        helpfulness=row["helpfulness"],
         role=row["role"],
         metadata=row["metadata"] or {},
         **signals,
@@ -142,9 +146,11 @@ def retrieve(
             .values(*ITEM_FIELDS)[:window_size]
         )
         for distance, row in enumerate(window):
-            # A search hit keeps its full ladder whatever its distance: it was asked for.
+            # A search hit keeps its full ladder whatever its distance: it was asked for; so does an
+            # important turn (a decision, a user-marked message: seed 002's importance override).
             if row["id"] not in candidates:
-                candidates[row["id"]] = _candidate(row, layer_names, distance=distance)
+                kept = row["importance"] >= FULL_DETAIL_IMPORTANCE
+                candidates[row["id"]] = _candidate(row, layer_names, distance=None if kept else distance)
     return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
 
 

@@ -26,6 +26,7 @@ from apps.assembly.params import ContextParams, params_to_json
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
 from apps.assembly.sources import SourceRequest
+from apps.consumption.scope import cached_record_fields, record_fields, scope_of
 from apps.core import background, cache, embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.versions import content_version
@@ -153,7 +154,10 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
 
         background.enqueue(warm_context, workspace.pk, params_to_json(params))
     elif settings.ASSEMBLY_CACHE_SECONDS:
-        cache.set_value(key, {"body": body, "layer": outcome.resolved.layer.pk}, settings.ASSEMBLY_CACHE_SECONDS)
+        scope = scope_of(params=params, resolved=outcome.resolved)
+        cache.set_value(
+            key, {"body": body, "layer": outcome.resolved.layer.pk, "scope": scope}, settings.ASSEMBLY_CACHE_SECONDS
+        )
     return {**body, "cached": False, "partial": outcome.partial}
 
 
@@ -164,7 +168,10 @@ def context_warm(*, workspace_id: int, params: ContextParams) -> None:
     outcome = _assemble(workspace=workspace, params=replace(params, timeout_ms=0))
     body = _respond(workspace, params, outcome, None)
     if settings.ASSEMBLY_CACHE_SECONDS and not outcome.partial:
-        cache.set_value(key, {"body": body, "layer": outcome.resolved.layer.pk}, settings.ASSEMBLY_CACHE_SECONDS)
+        scope = scope_of(params=params, resolved=outcome.resolved)
+        cache.set_value(
+            key, {"body": body, "layer": outcome.resolved.layer.pk, "scope": scope}, settings.ASSEMBLY_CACHE_SECONDS
+        )
 
 
 def _cache_key(workspace: Workspace, params: ContextParams) -> str:
@@ -199,6 +206,7 @@ def _respond_cached(
         cache_hit=True,
         sampled=False,
         trace=[],
+        **cached_record_fields(params=params, cached=cached),
     )
     ASSEMBLY_LATENCY.observe(elapsed_ms)
     return {**body, "cached": True, "partial": False, "elapsed_ms": elapsed_ms}
@@ -393,6 +401,7 @@ def _respond(workspace: Workspace, params: ContextParams, outcome: Outcome, api_
         cache_hit=r.cache_hit,
         sampled=sampled,
         trace=[entry.as_dict() for entry in trace] if sampled else [],
+        **record_fields(params=params, resolved=r, chunks=chunks),
     )
     ASSEMBLY_LATENCY.observe(elapsed_ms)
     ASSEMBLY_TOKENS.observe(total)

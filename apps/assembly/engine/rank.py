@@ -2,7 +2,8 @@
 
 Parts: fused retrieval relevance (reciprocal-rank fusion of vector and keyword ranks, with the
 raw similarity and keyword score kept for the trace), recency (half-life), importance,
-confidence, priority level, same-group match, agent-type relevance and conversation distance.
+confidence, priority level, same-group match, agent-type relevance, a strategy's helpfulness
+(agents' feedback) and conversation distance.
 A part that does not apply to a candidate (no priority on a memory, no distance on a document)
 is left out of its mean rather than counted as zero. Pinned items and error hints go first
 (seed 004 property 1, seed 001), then by score.
@@ -34,9 +35,12 @@ class RankWeights:
     recency: float = 0.05  # a tie-breaker: old turns often hold the answer
     importance: float = 0.1
     confidence: float = 0.05
-    priority: float = 0.1
-    group: float = 0.1
-    agent_type: float = 0.1
+    # Packages (seed 001 FR-002): one priority level, the agent type or the group outweighs one
+    # place in the retrieval list (0.05 relevance at weight 0.8).
+    priority: float = 0.25
+    group: float = 0.2
+    agent_type: float = 0.2
+    helpfulness: float = 0.2
     distance: float = 0.2
     recency_half_life_days: float = 30.0
 
@@ -83,10 +87,19 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     Fused RRF values are nearly flat (1/61 vs 1/62), which would let recency or importance
     outvote retrieval; positions keep retrieval's order and give it the dynamic range it needs.
     Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
+    Hits with equal retrieval scores share a place: their order is only the database's tie-break,
+    and must not outweigh a package's priority or agent type (seed 001 FR-002).
     """
     hits = sorted((c for c in candidates if c.vector_rank or c.keyword_rank), key=lambda c: -fused(c, weights))
     span = max(len(hits), RELEVANCE_SPAN)
-    out = {c.key: 1.0 - index / span for index, c in enumerate(hits)}
+    out: dict[tuple[str, int], float] = {}
+    place, previous = 0, None
+    for index, c in enumerate(hits):
+        scores = (c.vector_similarity, c.keyword_score)
+        if scores != previous or scores == (None, None):
+            place = index
+        previous = scores
+        out[c.key] = 1.0 - place / span
     for c in candidates:
         if not c.metadata:
             continue
@@ -122,6 +135,8 @@ def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
         parts["group"] = 1.0 if c.group_id == ctx.group_id else 0.0
     if ctx.agent_type and c.kind == "package":
         parts["agent_type"] = 1.0 if ctx.agent_type in c.agent_types else (0.5 if not c.agent_types else 0.0)
+    if c.kind == "package" and c.type == "strategy":
+        parts["helpfulness"] = min(max(c.helpfulness, 0.0), 1.0)
     if c.distance is not None:
         parts["distance"] = math.pow(0.5, c.distance / max(ctx.resolution.full_context_distance, 1))
     return parts

@@ -43,6 +43,7 @@ class Candidate:
     priority: str = ""
     group_id: str = ""
     agent_types: tuple[str, ...] = ()
+    helpfulness: float = 0.5  # strategies: raised and lowered by agents' feedback
     role: str = ""
     distance: int | None = None  # turns back from the newest message of the conversation window
     rungs: tuple[Rung, ...] = ()  # empty: derived from content and title (see ladder.py)

@@ -1,0 +1,1 @@
+"""Context Architect app: consumption (which injected packages agents used), strategies and stats."""

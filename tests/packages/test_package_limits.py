@@ -1,0 +1,94 @@
+"""Seed 001 stories 1 and 4 (FR-007, FR-008): per-agent-type retrieval limits, the "+N more
+available" overflow indicator, and "No context packages found"."""
+
+from __future__ import annotations
+
+import pytest
+from pytest_django.fixtures import SettingsWrapper
+
+from tests.conftest import Tenant
+from tests.packages.agent import ask, bulk, layer, package, package_ids
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def session(tenant: Tenant) -> int:
+    return layer(tenant, "session", tenant.root.pk, external_id="sess-1")
+
+
+@pytest.fixture
+def limits(settings: SettingsWrapper) -> None:
+    settings.DEFAULT_PACKAGE_LIMIT = 3
+    settings.AGENT_TYPE_PACKAGE_LIMITS = {"developer": 3, "qa": 5}
+
+
+def packages(t: Tenant, session: int, count: int, **fields: object) -> list[int]:
+    return bulk(t, session, [package(f"Package {i} on the retry storm.", **fields) for i in range(count)])
+
+
+def test_a_developer_gets_the_top_three_of_five_packages_and_hears_of_two_more(
+    tenant: Tenant, session: int, limits: None
+) -> None:
+    ids = bulk(
+        tenant,
+        session,
+        [package("Notes on the retry storm.", priority=p, group_id="g1") for p in ("low", "medium", "critical")]
+        + [package("Notes on the retry storm.", priority=p) for p in ("high", "low")],
+    )
+    body = ask(tenant, layer=session, query="retry storm", group_id="g1", agent_type="developer")
+    assert package_ids(body) == [ids[2], ids[3], ids[1]]  # critical, high, medium-in-the-group
+    assert body["overflow"] == {"count": 2, "message": "+2 more available"}
+    assert "No context packages found" not in body["warnings"]
+
+
+@pytest.mark.parametrize(("agent_type", "expected"), [("developer", 3), ("qa", 5), ("architect", 3)])
+def test_each_agent_type_gets_its_configured_number_of_packages(
+    tenant: Tenant, session: int, limits: None, agent_type: str, expected: int
+) -> None:
+    packages(tenant, session, 10, priority="high")
+    body = ask(tenant, layer=session, query="retry storm", agent_type=agent_type)
+    assert len(package_ids(body)) == expected
+    assert body["overflow"] == {"count": 10 - expected, "message": f"+{10 - expected} more available"}
+    trace = tenant.client.get(f"/api/v1/traces/{body['trace_id']}/").json()
+    assert trace["overflow_count"] == 10 - expected
+
+
+def test_a_profiles_retrieval_limit_wins_over_the_agent_type_default(
+    tenant: Tenant, session: int, limits: None
+) -> None:
+    packages(tenant, session, 10)
+    created = tenant.client.post(
+        "/api/v1/profiles/", {"name": "deep-qa", "agent_type": "qa", "retrieval_limit": 7}, format="json"
+    )
+    assert created.status_code == 201, created.json()
+    body = ask(tenant, layer=session, query="retry storm", profile="deep-qa")
+    assert len(package_ids(body)) == 7 and body["overflow"]["message"] == "+3 more available"
+
+
+def test_no_overflow_indicator_when_every_package_fits(tenant: Tenant, session: int, limits: None) -> None:
+    packages(tenant, session, 2)
+    body = ask(tenant, layer=session, query="retry storm", agent_type="developer")
+    assert len(package_ids(body)) == 2 and body["overflow"] == {"count": 0, "message": ""}
+
+
+def test_a_group_without_packages_gets_an_empty_block_that_says_so(tenant: Tenant, session: int) -> None:
+    packages(tenant, session, 3, group_id="other-group")
+    body = ask(tenant, layer=session, query="retry storm", group_id="g1", agent_type="developer", kinds=["package"])
+    assert body["chunks"] == [] and body["context"] == "" and body["total_tokens"] == 0
+    assert "No context packages found" in body["warnings"]
+    assert body["overflow"] == {"count": 0, "message": ""}
+
+
+def test_other_content_still_comes_when_there_are_no_packages(tenant: Tenant, session: int) -> None:
+    bulk(tenant, session, [{"kind": "memory", "type": "fact", "content": "The retry storm began at 09:10."}])
+    body = ask(tenant, layer=session, query="retry storm", agent_type="developer")
+    assert [c["kind"] for c in body["chunks"]] == ["memory"]
+    assert "No context packages found" in body["warnings"]
+
+
+def test_packages_of_another_workspace_are_never_offered(tenant: Tenant, other_tenant: Tenant, session: int) -> None:
+    theirs = layer(other_tenant, "session", other_tenant.root.pk, external_id="sess-1")
+    packages(other_tenant, theirs, 3)
+    body = ask(tenant, layer=session, query="retry storm", agent_type="developer")
+    assert package_ids(body) == [] and "No context packages found" in body["warnings"]
