@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from apps.consumption.selectors import consumption_stats
+from apps.error_patterns.selectors import attempt_stats
 from apps.workspaces.models import Workspace
 
 
 def workspace_stats(*, workspace: Workspace, agent_type: str | None = None) -> dict[str, Any]:
-    """Consumed / injected packages (SC-003); iterations per task group (SC-001) and same-error
-    recurrence within a session (SC-004) from apps.error_patterns."""
+    """Consumed / injected packages (SC-003) beside iterations per task group (SC-001) and same-error
+    recurrence within a session (SC-004), both filtered by `agent_type` when given."""
     return {
         "consumption": consumption_stats(workspace_id=workspace.pk, agent_type=agent_type),
-        "attempts": None,
+        "attempts": attempt_stats(workspace.pk, agent_type=agent_type),
     }
