@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "apps.metrics",
     "apps.assembly",
     "apps.consumption",
+    "apps.conversations",
     "apps.console",
 ]
 
@@ -213,6 +214,8 @@ CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
     # Time-based summary triggers (seed 000): regenerate every layer whose update interval has passed.
     "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
+    # Conversation communities of layers whose messages changed or got their embeddings (seed 002).
+    "sweep-communities": {"task": "apps.conversations.tasks.sweep_communities", "schedule": 60.0},
 }
 
 # --- Assembly engine (issue 3) -------------------------------------------------------------------
@@ -246,11 +249,19 @@ if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
 
     raise ImproperlyConfigured("zone thresholds must be in increasing order")
 # Candidate sources beyond retrieval (error-pattern hints, ...): dotted paths of CandidateSource classes.
-CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource"]
+CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource", "apps.conversations.source.CommunitySource"]
 MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
 # Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
 ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)
+
+# --- Conversation graph (issue 4; seed 002) ------------------------------------------------------
+# Topic communities need this many messages (seed 002 min_nodes_for_community); a task needs fewer.
+COMMUNITY_MIN_MESSAGES = env_int("COMMUNITY_MIN_MESSAGES", 5, minimum=2)
+COMMUNITY_TASK_MIN_MESSAGES = env_int("COMMUNITY_TASK_MIN_MESSAGES", 2, minimum=1)
+COMMUNITY_SUMMARY_TOKENS = env_int("COMMUNITY_SUMMARY_TOKENS", 200, minimum=10)  # max_community_summary_tokens
+# Topic clustering looks at the newest this many embedded messages of a conversation (O(n²) memory).
+COMMUNITY_MAX_MESSAGES = env_int("COMMUNITY_MAX_MESSAGES", 500, minimum=10)
 
 # --- Summaries (issue 4; seeds 000 and 002) ------------------------------------------------------
 # extractive: offline, the default; llm: any OpenAI-compatible chat endpoint (falls back to extractive past budget).

@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/v1/", include("apps.assembly.urls")),
     path("api/v1/", include("apps.workspaces.urls")),
     path("api/v1/", include("apps.profiles.urls")),
+    path("api/v1/", include("apps.conversations.urls")),
     path("api/v1/", include("apps.consumption.urls")),
     path("api/v1/", include("apps.summaries.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -25,7 +25,7 @@ from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams, params_to_json
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
-from apps.assembly.sources import SourceRequest
+from apps.assembly.sources import SourceRequest, apply_stand_ins
 from apps.consumption.scope import cached_record_fields, record_fields, scope_of
 from apps.core import background, cache, embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
@@ -319,9 +319,12 @@ def _gather_and_pack(
                 error=params.error,
                 agent_type=r.agent_type,
                 group_id=params.group_id,
+                window_layer_ids=window_layers,
+                summary_distance=r.resolution.summary_distance,
             )
         )
-    candidates += hints
+    candidates, stood_in = apply_stand_ins(candidates + hints)  # communities replace far-away members
+    extra_trace += [_filtered(c, reason="in_community") for c in stood_in]
     warnings.extend(source_warnings)
     wants_packages = tuple(params.kinds) == ("package",) or bool(r.agent_type) or bool(params.group_id)
     if wants_packages and not any(c.kind == "package" for c in candidates):
@@ -337,7 +340,7 @@ def _gather_and_pack(
     return ranked, _pack(ranked, r, r.budget), extra_trace
 
 
-def _filtered(c: Any) -> TraceEntry:
+def _filtered(c: Any, reason: str = "filtered") -> TraceEntry:
     return TraceEntry(
         id=c.id,
         source=c.source,
@@ -348,7 +351,7 @@ def _filtered(c: Any) -> TraceEntry:
         score=0.0,
         parts={},
         decision="excluded",
-        reason="filtered",
+        reason=reason,
         depth="",
         tokens=0,
     )

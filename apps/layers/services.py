@@ -229,6 +229,8 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
             raise
     _check_parents(layer=layer, items=built)
     _check_external_ids(layer=layer, items=built)
+    for item in built:
+        _auto_importance(item)
     try:
         with transaction.atomic():
             created = Item.objects.bulk_create(built)
@@ -237,9 +239,24 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
             from apps.layers.tasks import embed_pending_items
 
             background.enqueue(embed_pending_items, layer.workspace_id)
+            if any(item.kind == ItemKind.MESSAGE for item in created):
+                from apps.conversations.tasks import refresh_communities
+
+                background.enqueue(refresh_communities, layer.pk)  # queued after the embedding sweep
     except IntegrityError as exc:  # a concurrent writer took an external_id between check and insert
         raise Conflict("an item with this external_id already exists", code="duplicate_external_id") from exc
     return created
+
+
+def _auto_importance(item: Item) -> None:
+    """A new message that states a decision is raised to decision importance (seed 002)."""
+    from apps.conversations.importance import automatic_importance
+
+    if item.kind != ItemKind.MESSAGE or item.metadata.get("importance_source"):
+        return
+    item.importance, reason = automatic_importance(content=item.content, title=item.title, importance=item.importance)
+    if reason:
+        item.metadata = {**item.metadata, "importance_source": reason}
 
 
 def _note_changes(*, layer: Layer, count: int) -> None:

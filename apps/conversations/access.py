@@ -1,0 +1,55 @@
+"""Access tracking of served items (seed 002 `access_count`, `last_accessed`), off the hot path.
+
+A request only adds the served ids to an in-process buffer; one background task per burst
+writes the whole buffer in a single UPDATE (apps/conversations/services.py). Under Celery the
+ids travel with the task instead, since the worker is another process. Never one query per item,
+never inside the request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from apps.core import background
+
+_lock = threading.Lock()
+_buffer: Counter[int] = Counter()
+_latest: datetime | None = None
+_scheduled = False
+
+
+def note_served(item_ids: Iterable[int], *, now: datetime | None = None) -> None:
+    """Count one access for each id (repeats count again), written later in one batch."""
+    global _latest, _scheduled
+    ids = [int(i) for i in item_ids]
+    if not ids:
+        return
+    now = now or timezone.now()
+    from apps.conversations.tasks import flush_item_access, record_item_access
+
+    if settings.BACKGROUND_MODE == "celery":
+        background.dispatch(record_item_access, dict(Counter(ids)), now.isoformat())
+        return
+    with _lock:
+        _buffer.update(ids)
+        _latest = now if _latest is None or now > _latest else _latest
+        if _scheduled:
+            return
+        _scheduled = True
+    background.dispatch(flush_item_access)
+
+
+def take_buffer() -> tuple[dict[int, int], datetime | None]:
+    """The accesses noted since the last flush, emptying the buffer."""
+    global _latest, _scheduled
+    with _lock:
+        counts, at = dict(_buffer), _latest
+        _buffer.clear()
+        _latest, _scheduled = None, False
+    return counts, at

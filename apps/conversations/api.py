@@ -1,0 +1,230 @@
+"""Agent API of the conversation graph: branches, threads, importance, communities, history, export/import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.assembly.engine.format import FORMATS
+from apps.conversations import selectors, services, transfer
+from apps.conversations.communities import communities_refresh
+from apps.conversations.history import MAX_IDS, MAX_LIMIT, HistoryQuery, history_query
+from apps.conversations.models import Community, CommunityKind
+from apps.core.errors import InvalidInput
+from apps.layers import selectors as layer_selectors
+from apps.layers.api import parse_int
+from apps.layers.models import LayerKind, MessageRole
+
+
+class BranchesApi(APIView):
+    """Every branch (root → leaf) of a layer's conversation, with its forks."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, layer_id: int) -> Response:
+        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        return Response(selectors.branches_list(layer=layer))
+
+
+class ThreadApi(APIView):
+    """The thread through a message: its ancestors, itself, then the earliest child at each fork."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, item_id: int) -> Response:
+        item = layer_selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        if item.kind != "message":
+            raise InvalidInput("only messages have threads", code="invalid_kind")
+        return Response(selectors.thread_of(item=item))
+
+
+class ImportanceApi(APIView):
+    @extend_schema_serializer(component_name="MessageImportance")
+    class Input(serializers.Serializer):
+        important = serializers.BooleanField()
+
+    @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, item_id: int) -> Response:
+        item = layer_selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = services.message_mark_important(item=item, important=data.validated_data["important"])
+        return Response(
+            {"id": item.pk, "importance": item.importance, "importance_source": item.metadata.get("importance_source")}
+        )
+
+
+def _communities_body(communities: list[Community]) -> dict[str, Any]:
+    members = selectors.community_members(communities=communities)
+    return {
+        "results": [
+            {
+                "id": c.pk,
+                "kind": c.kind,
+                "key": c.key,
+                "title": c.title,
+                "summary": c.summary,
+                "summary_tokens": c.summary_tokens,
+                "members": members[c.pk],
+                "first_at": c.first_at,
+                "last_at": c.last_at,
+                "computed_at": c.computed_at,
+            }
+            for c in communities
+        ]
+    }
+
+
+class CommunitiesApi(APIView):
+    """A layer's task and topic communities; POST recomputes them now."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, layer_id: int) -> Response:
+        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        return Response(_communities_body(list(selectors.communities_list(layer=layer))))
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, layer_id: int) -> Response:
+        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        communities_refresh(layer_id=layer.pk, force=True)
+        return Response(_communities_body(list(selectors.communities_list(layer=layer))))
+
+
+def _ids(raw: str | None) -> tuple[int, ...]:
+    if not raw:
+        return ()
+    try:
+        ids = tuple(dict.fromkeys(int(part) for part in raw.split(",") if part.strip()))
+    except ValueError as exc:
+        raise InvalidInput("ids must be comma-separated integers", code="invalid_ids") from exc
+    if len(ids) > MAX_IDS:
+        raise InvalidInput(f"at most {MAX_IDS} ids", code="invalid_ids")
+    return ids
+
+
+class HistoryApi(APIView):
+    """The history tool for LLMs: messages by meaning (`query`), by `task` or by `ids`."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("layer", int, description="a layer; its descendants are searched too (default: all)"),
+            OpenApiParameter("query", str, description='e.g. "authentication": messages about it'),
+            OpenApiParameter("task", str, description="a task id: its messages and its community summary"),
+            OpenApiParameter("ids", str, description="comma-separated message ids"),
+            OpenApiParameter("format", str, enum=list(FORMATS), description="markdown (default), json or text"),
+            OpenApiParameter("limit", int, description=f"at most this many messages (1..{MAX_LIMIT}, default 50)"),
+            OpenApiParameter("model", str, description="whose tokenizer counts total_tokens"),
+        ],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request) -> Response:
+        workspace = request.user.workspace
+        params = request.query_params
+        layer_id = parse_int(params.get("layer"), name="layer")
+        layer = layer_selectors.layer_get(workspace=workspace, layer_id=layer_id) if layer_id is not None else None
+        limit = parse_int(params.get("limit"), name="limit") or 50
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidInput(f"limit must be 1..{MAX_LIMIT}", code="invalid_limit")
+        query = params.get("query", "")
+        if len(query) > 2000:
+            raise InvalidInput("query is limited to 2000 characters", code="invalid_query")
+        q = HistoryQuery(
+            layer=layer,
+            query=query,
+            task=params.get("task", "")[:200],
+            ids=_ids(params.get("ids")),
+            limit=limit,
+            format=params.get("format") or "markdown",
+            model=params.get("model") or None,
+            warnings=[],
+        )
+        return Response(history_query(workspace=workspace, q=q))
+
+
+class ExportApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, layer_id: int) -> Response:
+        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        return Response(transfer.graph_export(layer=layer))
+
+
+class _MessageIn(serializers.Serializer):
+    ref = serializers.CharField(max_length=50)
+    parent = serializers.CharField(max_length=50, allow_null=True, required=False, default=None)
+    role = serializers.ChoiceField(choices=MessageRole.choices)
+    title = serializers.CharField(max_length=500, allow_blank=True, required=False, default="")
+    content = serializers.CharField(max_length=200_000, trim_whitespace=False)
+    external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
+    task_ids = serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, default=list)
+    importance = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.5)
+    pinned = serializers.BooleanField(default=False)
+    metadata = serializers.DictField(default=dict)
+    created_at = serializers.DateTimeField()
+    access_count = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+    last_accessed_at = serializers.DateTimeField(allow_null=True, required=False, default=None)
+
+
+class _SummaryIn(serializers.Serializer):
+    depth = serializers.ChoiceField(choices=["sentence", "paragraph", "detailed"])
+    text = serializers.CharField(max_length=100_000)
+    token_count = serializers.IntegerField(min_value=0)
+    source_hash = serializers.CharField(max_length=64, allow_blank=True)
+    generated_at = serializers.DateTimeField()
+    provider = serializers.CharField(max_length=64, allow_blank=True)
+    stale = serializers.BooleanField(default=False)
+
+
+class _CommunityIn(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=CommunityKind.choices)
+    key = serializers.CharField(max_length=200)
+    title = serializers.CharField(max_length=500, allow_blank=True)
+    summary = serializers.CharField(max_length=100_000, allow_blank=True)
+    summary_tokens = serializers.IntegerField(min_value=0, default=0)
+    first_at = serializers.DateTimeField()
+    last_at = serializers.DateTimeField()
+    members = serializers.ListField(child=serializers.CharField(max_length=50), max_length=100_000)
+
+
+class _LayerIn(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=[LayerKind.SESSION, LayerKind.MULTI_SESSION], default=LayerKind.SESSION)
+    name = serializers.CharField(max_length=200)
+    external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
+
+
+class _GraphIn(serializers.Serializer):
+    format = serializers.ChoiceField(choices=[transfer.FORMAT])
+    version = serializers.ChoiceField(choices=[transfer.VERSION])
+    layer = _LayerIn()
+    messages = _MessageIn(many=True, max_length=50_000)
+    summaries = _SummaryIn(many=True, required=False, default=list, max_length=3)
+    communities = _CommunityIn(many=True, required=False, default=list, max_length=10_000)
+
+
+class ImportApi(APIView):
+    """A new session under `parent` from an export (refs, links, summaries and communities as given)."""
+
+    @extend_schema_serializer(component_name="ConversationImport")
+    class Input(serializers.Serializer):
+        parent = serializers.IntegerField()
+        name = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        graph = _GraphIn()
+
+    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        workspace = request.user.workspace
+        parent = layer_selectors.layer_get(workspace=workspace, layer_id=v["parent"])
+        layer = transfer.graph_import(
+            workspace=workspace, parent=parent, graph=v["graph"], name=v["name"], external_id=v["external_id"]
+        )
+        return Response(
+            {"layer": layer.pk, "name": layer.name, "messages": len(v["graph"]["messages"])},
+            status=status.HTTP_201_CREATED,
+        )

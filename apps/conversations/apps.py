@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class ConversationsConfig(AppConfig):
+    """The conversation graph (seed 002): branches, communities, history tool, export/import."""
+
+    name = "apps.conversations"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,154 @@
+"""Computing a conversation's communities: one per task, one per topic cluster, each summarised.
+
+Runs in the background after message writes (apps/core/background.py) and on demand; never on
+the assembly hot path. Recomputing replaces a layer's communities in one transaction, with keys
+that stay the same for an unchanged conversation. A fingerprint of the messages (ids, content
+hashes, task ids, embedded or not) skips layers that did not change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Max, Q
+from django.utils import timezone
+
+from apps.conversations.clustering import topic_clusters
+from apps.conversations.models import Community, CommunityKind, CommunityMember, GraphState
+from apps.core import tokenizer
+from apps.core.versions import content_changed
+from apps.layers.models import Item, ItemKind, Layer
+from apps.summaries.extractive import extractive_summary
+
+TITLE_TOKENS = 20
+
+
+@dataclass(frozen=True)
+class _Message:
+    id: int
+    text: str
+    task_ids: tuple[str, ...]
+    created_at: datetime
+    embedding: Any
+
+
+def _load(layer_id: int) -> tuple[list[_Message], str]:
+    rows = (
+        Item.objects.filter(layer_id=layer_id, kind=ItemKind.MESSAGE)
+        .order_by("created_at", "id")
+        .values_list("id", "title", "content", "task_ids", "created_at", "embedding", "content_hash")
+    )
+    messages, digest = [], hashlib.sha256()
+    for item_id, title, content, task_ids, created_at, embedding, content_hash in rows:
+        text = f"{title}\n{content}" if title else content
+        messages.append(_Message(item_id, text, tuple(task_ids), created_at, embedding))
+        digest.update(f"{item_id}:{content_hash}:{','.join(task_ids)}:{embedding is not None};".encode())
+    return messages, digest.hexdigest()
+
+
+def _summarise(kind: str, key: str, members: list[_Message]) -> dict[str, Any]:
+    texts = [m.text for m in members]
+    summary = extractive_summary(texts, settings.COMMUNITY_SUMMARY_TOKENS)
+    headline = extractive_summary(texts, TITLE_TOKENS)
+    title = f"Task {key}: {headline}" if kind == CommunityKind.TASK else headline
+    encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
+    return {
+        "kind": kind,
+        "key": key,
+        "title": title[:500],
+        "summary": summary,
+        "summary_tokens": tokenizer.count_tokens(summary, encoding),
+        "first_at": members[0].created_at,
+        "last_at": members[-1].created_at,
+        "members": [m.id for m in members],
+    }
+
+
+def _groups(messages: list[_Message]) -> list[dict[str, Any]]:
+    by_task: dict[str, list[_Message]] = defaultdict(list)
+    for m in messages:
+        for task in m.task_ids:
+            by_task[task].append(m)
+    out = [
+        _summarise(CommunityKind.TASK, task, members)
+        for task, members in sorted(by_task.items())
+        if len(members) >= settings.COMMUNITY_TASK_MIN_MESSAGES
+    ]
+    embedded = [m for m in messages if m.embedding is not None][-settings.COMMUNITY_MAX_MESSAGES :]
+    clusters = topic_clusters([m.embedding for m in embedded], min_size=settings.COMMUNITY_MIN_MESSAGES)
+    for number, indices in enumerate(clusters, start=1):
+        out.append(_summarise(CommunityKind.TOPIC, f"topic-{number}", [embedded[i] for i in indices]))
+    return out
+
+
+def communities_replace(*, layer: Layer, groups: list[dict[str, Any]], now: datetime) -> list[Community]:
+    """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids)."""
+    with transaction.atomic():
+        Community.objects.filter(layer=layer).delete()
+        created = Community.objects.bulk_create(
+            [
+                Community(
+                    workspace_id=layer.workspace_id,
+                    layer=layer,
+                    computed_at=now,
+                    **{k: v for k, v in g.items() if k != "members"},
+                )
+                for g in groups
+            ]
+        )
+        CommunityMember.objects.bulk_create(
+            [
+                CommunityMember(community=c, item_id=i)
+                for c, g in zip(created, groups, strict=True)
+                for i in g["members"]
+            ]
+        )
+        content_changed(layer.workspace_id)  # cached contexts may hold the old summaries
+    return created
+
+
+def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | None = None) -> list[Community] | None:
+    """Recompute the layer's communities; None when nothing changed since the last run (unless `force`)."""
+    now = now or timezone.now()
+    layer = Layer.objects.filter(pk=layer_id).first()
+    if layer is None:
+        return None
+    messages, fingerprint = _load(layer_id)
+    state = GraphState.objects.filter(layer=layer).first()
+    if not force and state is not None and state.fingerprint == fingerprint:
+        return None
+    created = communities_replace(layer=layer, groups=_groups(messages), now=now)
+    GraphState.objects.update_or_create(
+        layer=layer,
+        defaults={
+            "fingerprint": fingerprint,
+            "message_count": len(messages),
+            "pending_embeddings": sum(1 for m in messages if m.embedding is None),
+            "computed_at": now,
+        },
+    )
+    return created
+
+
+def layers_needing_refresh() -> list[int]:
+    """Layers with messages whose communities were never computed, or whose messages changed or
+    were still waiting for embeddings when they were (one aggregate query)."""
+    rows = (
+        Item.objects.filter(kind=ItemKind.MESSAGE)
+        .values("layer_id")
+        .annotate(n=Count("id"), last=Max("updated_at"))
+        .filter(
+            Q(layer__graph_state__isnull=True)
+            | Q(layer__graph_state__pending_embeddings__gt=0)
+            | ~Q(n=F("layer__graph_state__message_count"))
+            | Q(last__gt=F("layer__graph_state__computed_at"))
+        )
+        .values_list("layer_id", flat=True)
+    )
+    return sorted(set(rows))

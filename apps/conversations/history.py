@@ -1,0 +1,191 @@
+"""The history tool (seed 002 §6): an LLM asks for past messages by meaning, by task or by id.
+
+"all messages about authentication" → `query` (vector + keyword search over messages, fused);
+"what did we discuss about task X" → `task` (the task's messages in order, led by its community
+summary); "nodes [a, b, c]" → `ids`. Filters combine (AND). The answer is rendered by the
+engine's own formatter (json/markdown/text), so it reads like assembled context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+
+from apps.assembly.engine import Candidate
+from apps.assembly.engine.format import FORMATS, render, render_piece
+from apps.assembly.engine.rank import RRF_K
+from apps.conversations import access
+from apps.conversations.models import Community, CommunityKind
+from apps.conversations.selectors import MESSAGE_FIELDS
+from apps.core import embeddings, tokenizer
+from apps.core.errors import InvalidInput, NotFound
+from apps.layers.filters import ItemFilters
+from apps.layers.keyword_search import keyword_items
+from apps.layers.models import Item, ItemKind, Layer
+from apps.layers.selectors import layer_scope, layer_tree
+from apps.layers.vectors import nearest_items, vector_available
+from apps.workspaces.models import Workspace
+
+MAX_IDS = 200
+MAX_LIMIT = 200
+# Vector hits this far below the best one are about something else (e5 scores everything ≥ 0.75).
+SIMILARITY_MARGIN = 0.04
+
+
+@dataclass(frozen=True)
+class HistoryQuery:
+    layer: Layer | None = None
+    query: str = ""
+    task: str = ""
+    ids: tuple[int, ...] = ()
+    limit: int = 50
+    format: str = "markdown"
+    model: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, float]:
+    """Message id → relevance in (0, 1] for the query: RRF of vector and keyword ranks, scaled."""
+    warnings = q.warnings
+    vector_hits = []
+    if vector_available():
+        try:
+            vector, _ = embeddings.embed_query(q.query)
+            vector_hits = nearest_items(filters=filters, query_vector=np.asarray(vector), limit=q.limit)
+        except embeddings.EmbeddingError as exc:
+            warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
+    if vector_hits:
+        best = vector_hits[0].similarity
+        vector_hits = [h for h in vector_hits if h.similarity >= best - SIMILARITY_MARGIN]
+    keyword_hits = keyword_items(filters=filters, query=q.query, limit=q.limit)
+    fused: dict[int, float] = {}
+    for hits in ([h.item_id for h in vector_hits], [h.item_id for h in keyword_hits]):
+        for rank, item_id in enumerate(hits, start=1):
+            fused[item_id] = fused.get(item_id, 0.0) + 1.0 / (RRF_K + rank)
+    top = 2.0 / (RRF_K + 1)
+    best_ids = sorted(fused, key=lambda i: -fused[i])[: q.limit]
+    return {i: fused[i] / top for i in best_ids}
+
+
+def _scope(workspace: Workspace, layer: Layer | None) -> tuple[int, ...]:
+    tree = layer_tree(workspace_id=workspace.pk)
+    if layer is None:
+        return tuple(tree)
+    _, own, descendants = layer_scope(tree=tree, layer_id=layer.pk)
+    return (*own, *descendants)
+
+
+def history_query(*, workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
+    """Messages answering `q`, oldest first, with the context string in the requested format."""
+    if not (q.query.strip() or q.task or q.ids):
+        raise InvalidInput("give query, task or ids", code="invalid_query")
+    if q.format not in FORMATS:
+        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
+    layer_ids = _scope(workspace, q.layer)
+    filters = ItemFilters(workspace_id=workspace.pk, layer_ids=layer_ids, kinds=(ItemKind.MESSAGE,))
+    items = Item.objects.filter(filters.q())
+    relevance: dict[int, float] = {}
+    if q.ids:
+        found = set(
+            Item.objects.filter(workspace=workspace, kind=ItemKind.MESSAGE, pk__in=q.ids).values_list("pk", flat=True)
+        )
+        missing = sorted(set(q.ids) - found)
+        if missing:
+            raise NotFound(f"message {missing[0]} not found", code="item_not_found", details={"ids": missing})
+        items = Item.objects.filter(workspace=workspace, pk__in=q.ids)
+    if q.task:
+        items = items.filter(task_ids__contains=[q.task])
+    if q.query.strip():
+        relevance = _search(q, filters)
+        items = items.filter(pk__in=list(relevance))
+    rows = list(items.order_by("created_at", "id").values(*MESSAGE_FIELDS, "metadata")[: q.limit])
+    communities = _task_communities(workspace, layer_ids, q.task) if q.task else []
+    return _respond(workspace, q, rows, relevance, communities)
+
+
+def _task_communities(workspace: Workspace, layer_ids: tuple[int, ...], task: str) -> list[Community]:
+    return list(
+        Community.objects.filter(workspace=workspace, layer_id__in=layer_ids, kind=CommunityKind.TASK, key=task)
+        .select_related("layer")
+        .order_by("first_at", "id")
+    )
+
+
+def _respond(
+    workspace: Workspace,
+    q: HistoryQuery,
+    rows: list[dict[str, Any]],
+    relevance: dict[int, float],
+    communities: list[Community],
+) -> dict[str, Any]:
+    names = dict(
+        Layer.objects.filter(workspace=workspace, pk__in={r["layer_id"] for r in rows}).values_list("id", "name")
+    )
+    pieces = [
+        render_piece(
+            Candidate(
+                id=c.pk,
+                source="community",
+                kind="community",
+                type=c.kind,
+                layer_id=c.layer_id,
+                layer_name=c.layer.name,
+                content=c.summary,
+                title=c.title,
+                created_at=c.last_at,
+            ),
+            c.summary,
+            fmt=q.format,
+            score=1.0,
+            truncated=False,
+        )
+        for c in communities
+    ]
+    messages = []
+    for r in rows:
+        score = relevance.get(r["id"], 1.0)
+        candidate = Candidate(
+            id=r["id"],
+            kind=ItemKind.MESSAGE,
+            type="",
+            layer_id=r["layer_id"],
+            layer_name=names.get(r["layer_id"], ""),
+            content=r["content"],
+            title=r["title"],
+            created_at=r["created_at"],
+            role=r["role"],
+            importance=r["importance"],
+        )
+        pieces.append(render_piece(candidate, r["content"], fmt=q.format, score=score, truncated=False))
+        messages.append(
+            {
+                "id": r["id"],
+                "layer": r["layer_id"],
+                "role": r["role"],
+                "title": r["title"],
+                "content": r["content"],
+                "created_at": r["created_at"],
+                "parent": r["parent_id"],
+                "task_ids": r["task_ids"],
+                "importance": r["importance"],
+                "relevance": round(score, 4) if relevance else None,
+            }
+        )
+    context = render(pieces, fmt=q.format)
+    encoding = tokenizer.encoding_for_model(q.model or settings.DEFAULT_MODEL)
+    access.note_served(m["id"] for m in messages)
+    return {
+        "context": context,
+        "format": q.format,
+        "total_tokens": tokenizer.count_tokens(context, encoding.encoding),
+        "model": q.model or settings.DEFAULT_MODEL,
+        "messages": messages,
+        "communities": [
+            {"id": c.pk, "kind": c.kind, "key": c.key, "title": c.title, "summary": c.summary, "layer": c.layer_id}
+            for c in communities
+        ],
+        "warnings": q.warnings,
+    }

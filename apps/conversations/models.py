@@ -1,0 +1,72 @@
+"""Communities of a session's messages (seed 002 §4) and the state of their last computation.
+
+Messages themselves are `layers.Item` rows of kind "message" (parent/children links, task ids,
+importance, access count); this app adds what groups them.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.layers.models import Item, Layer
+from apps.workspaces.models import Workspace
+
+
+class CommunityKind(models.TextChoices):
+    TASK = "task", "Task"
+    TOPIC = "topic", "Topic"
+
+
+class Community(models.Model):
+    """A group of one session's messages with its own summary: all messages of a task, or a topic
+    cluster of their embeddings. In assembled context it stands in for its far-away members.
+
+    `key` is the task id, or "topic-N" numbered by each cluster's earliest message, so
+    recomputing an unchanged conversation yields the same keys.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="communities")
+    layer = models.ForeignKey(Layer, on_delete=models.CASCADE, related_name="communities")
+    kind = models.CharField(max_length=8, choices=CommunityKind.choices)
+    key = models.CharField(max_length=200)
+    title = models.CharField(max_length=500)
+    summary = models.TextField()
+    summary_tokens = models.PositiveIntegerField(default=0)
+    members = models.ManyToManyField(Item, through="CommunityMember", related_name="communities")
+    first_at = models.DateTimeField()
+    last_at = models.DateTimeField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["layer", "kind", "key"], name="uniq_community_key")]
+        indexes = [models.Index(fields=["workspace", "layer"])]
+        verbose_name_plural = "communities"
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+class CommunityMember(models.Model):
+    """One message's membership of one community."""
+
+    community = models.ForeignKey(Community, on_delete=models.CASCADE, related_name="memberships")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="memberships")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["community", "item"], name="uniq_community_member")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} in {self.community_id}"
+
+
+class GraphState(models.Model):
+    """What a session's communities were computed from, so the periodic sweep skips unchanged ones."""
+
+    layer = models.OneToOneField(Layer, on_delete=models.CASCADE, related_name="graph_state")
+    fingerprint = models.CharField(max_length=64)
+    message_count = models.PositiveIntegerField(default=0)
+    pending_embeddings = models.PositiveIntegerField(default=0)  # > 0: the sweep looks again
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"graph state of {self.layer_id}"

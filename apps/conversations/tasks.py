@@ -1,0 +1,36 @@
+"""Background tasks of the conversation graph: they take ids and call one service."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from celery import shared_task
+
+from apps.conversations import access
+from apps.conversations.communities import communities_refresh, layers_needing_refresh
+from apps.conversations.services import items_record_access
+
+
+@shared_task
+def refresh_communities(layer_id: int) -> bool:
+    """Recompute one layer's communities if its messages changed (idempotent)."""
+    return communities_refresh(layer_id=layer_id) is not None
+
+
+@shared_task
+def sweep_communities() -> int:
+    """Recompute every layer whose messages changed or got embeddings since the last run."""
+    return sum(communities_refresh(layer_id=layer_id) is not None for layer_id in layers_needing_refresh())
+
+
+@shared_task
+def flush_item_access() -> int:
+    """Write the in-process buffer of served items (one UPDATE)."""
+    counts, at = access.take_buffer()
+    return items_record_access(counts=counts, at=at) if at is not None else 0
+
+
+@shared_task
+def record_item_access(counts: dict[str, int], at: str) -> int:
+    """Celery mode: the served ids travel with the task (JSON keys are strings)."""
+    return items_record_access(counts={int(k): v for k, v in counts.items()}, at=datetime.fromisoformat(at))

