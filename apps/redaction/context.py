@@ -1,0 +1,211 @@
+"""Secrets recognised by where they stand: `key=value` / JSON / YAML / XML pairs, HTTP headers,
+credentials inside URLs, URL query parameters, command-line flags.
+
+Only the value is redacted, so the message keeps its meaning (`password=[REDACTED:password]`).
+A value that is a placeholder (`None`, `${TOKEN}`, `<token>`, `***`) or, after a bare `key: `, an
+ordinary word of a sentence ("token: invalid") is not a secret and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from apps.redaction.spans import Span
+
+# Key names ending in one of these hold secrets (DB_PASSWORD, "apiKey", aws_secret_access_key, ...).
+_SECRET_WORDS = (
+    r"password|passwd|passphrase|pwd|(?<![A-Za-z])pass|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+    r"|private[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key|account[_\-]?key"
+    r"|shared[_\-]?access[_\-]?key|license[_\-]?key|session[_\-]?(?:id|key)|sessionid|credentials?"
+    r"|(?<![A-Za-z])auth|cookie|(?<![A-Za-z])sig|signature"
+)
+_KEY = rf"(?P<key>[A-Za-z0-9_.\-]*?(?:{_SECRET_WORDS}))"
+_QUOTE = r"(?P<q>\\?[\"'`])"
+_PAIR = re.compile(
+    rf"""(?ix)
+    (?<![A-Za-z0-9])["'`]?{_KEY}\\?["'`]?          # the key, maybe quoted
+    (?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)                     # its separator
+    (?:{_QUOTE}(?P<qv>(?:(?!(?P=q)).){{1,500}}?)(?P=q)  # a quoted value
+      |(?P<uv>[^\s"'`,;&<>(){{}}\[\]]+))             # or a bare one
+    """
+)
+_XML = re.compile(rf"(?i)<(?P<tag>[A-Za-z0-9_.\-]*?(?:{_SECRET_WORDS}))>(?P<v>[^<\n]{{1,500}})</(?P=tag)>")
+_PLACEHOLDER = re.compile(
+    r"""(?ix)^(?:none|null|nil|undefined|true|false|empty|yes|no|n/?a|tbd|todo|redacted|hidden|masked|secret
+    |password|token|\*+|x{3,}|\.{2,}|…|-+|_+|\?+|<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?
+    |%[sd]|%\(\w+\)s|\{\{.*\}\}|process\.env\.\w+|os\.environ.*|env\(.*)$"""
+)
+# Words that follow a bare `key: ` in ordinary error messages.
+_STOPWORDS = frozenset(
+    """invalid missing required expired revoked empty wrong incorrect unknown unset undefined denied
+    rejected refused failed error not must should cannot can is are was were has have the a an
+    too short long weak strong malformed bad mismatch mismatched none null nil true false ok
+    expected unexpected provided given set present absent found valid verified ignored disabled enabled
+    blank changed updated deleted created string str int integer number bool boolean object array list
+    dict map type value field optional mandatory""".split()
+)
+_PATH_VALUE = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.\-/\\ ]*$")
+
+
+def _secret_value(key: str, sep: str, value: str, quoted: bool, text: str, end: int) -> bool:
+    value = value.strip()
+    if len(value) < 3 or _PLACEHOLDER.match(value) or value.startswith("[REDACTED"):
+        return False
+    lowered = key.lower()
+    if _PATH_VALUE.match(value) and ("key" in lowered or "pwd" in lowered or "cookie" in lowered):
+        return False  # a path to a key file (ssl_private_key=/etc/ssl/key.pem), the shell's $PWD
+    if value.isdigit() and len(value) < 8 and not any(w in lowered for w in ("pass", "pwd", "pin")):
+        return False  # counts and sizes: token=0, session_id=12
+    if lowered.endswith(("sig", "signature")) and not quoted and "=" not in sep and len(value) < 16:
+        return False
+    if "public" in lowered:
+        return False  # public keys and .NET's PublicKeyToken are meant to be seen
+    if not quoted and ":" in sep and "=" not in sep:
+        # `key: value` is also how sentences are built ("token: invalid format", "Unexpected token: punc").
+        if value.lower().strip(".!") in _STOPWORDS:
+            return False
+        rest = text[end : end + 40]
+        if value.isalpha() and value.islower() and re.match(r" [a-z]+\b", rest):
+            return False
+        passwordish = any(w in lowered for w in ("pass", "pwd"))
+        if not passwordish and (len(value) < 6 or (value.isalpha() and len(value) < 20)):
+            return False  # "auth : Authentication failed": a word, not a token
+    return True
+
+
+def find_pairs(text: str) -> Iterator[Span]:
+    for m in _PAIR.finditer(text):
+        quoted = m.group("qv") is not None
+        group = "qv" if quoted else "uv"
+        value = m.group(group)
+        if _secret_value(m.group("key"), m.group("sep"), value, quoted, text, m.end(group)):
+            yield Span(m.start(group), m.end(group), _kind(m.group("key")))
+    for m in _XML.finditer(text):
+        if _secret_value(m.group("tag"), "=", m.group("v"), True, text, m.end("v")):
+            yield Span(m.start("v"), m.end("v"), _kind(m.group("tag")))
+
+
+def _kind(key: str) -> str:
+    lowered = key.lower()
+    if any(w in lowered for w in ("pass", "pwd")):
+        return "password"
+    if "cookie" in lowered or "session" in lowered:
+        return "session"
+    if "private" in lowered:
+        return "private_key"
+    if "token" in lowered or "auth" in lowered:
+        return "token"
+    if "key" in lowered:
+        return "api_key"
+    return "secret"
+
+
+_AUTH = re.compile(
+    r"""(?ix)\b(?:proxy-)?authori[sz]ation\\?["']?[ \t]*[:=][ \t]*\\?["']?
+    (?:(?P<scheme>bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|sso-key|hmac|aws4-hmac-sha256|otp)[ \t]+)?
+    (?P<v>[^\s"'\\,;]+)"""
+)
+_BEARER = re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=\-]{16,})")
+_HEADER = re.compile(
+    r"""(?imx)(?<![A-Za-z0-9\-])(?P<name>x-[a-z0-9\-]*(?:api-?key|token|secret|auth|signature|password|session|key)
+    |api-?key|private-token|ocp-apim-subscription-key|x-amz-security-token|x-csrf-token
+    |(?:set-)?cookie)\\?["']?\s*:\s*\\?["']?(?P<v>[^\n"'\\]+)"""
+)
+
+
+def find_headers(text: str) -> Iterator[Span]:
+    for m in _AUTH.finditer(text):
+        value = m.group("v")
+        scheme = (m.group("scheme") or "").lower()
+        if not scheme and (len(value) < 8 or _PLACEHOLDER.match(value) or value.lower() in _STOPWORDS):
+            continue
+        if _PLACEHOLDER.match(value) or value.startswith("[REDACTED"):
+            continue
+        end = m.end("v")
+        if scheme in ("digest", "aws4-hmac-sha256", "hmac"):
+            end = _line_end(text, m.start("v"))
+        yield Span(m.start("v"), end, "authorization")
+    for m in _BEARER.finditer(text):
+        value = m.group("v")
+        if any(c.isdigit() for c in value) or not value.isalpha():
+            yield Span(m.start("v"), m.end("v"), "authorization")
+    for m in _HEADER.finditer(text):
+        name = m.group("name").lower()
+        start = m.start("v")
+        end = m.end("v") if name.endswith("cookie") else start + len(re.split(r"[\s,;]", m.group("v"), maxsplit=1)[0])
+        value = text[start:end].strip()
+        if len(value) >= 3 and not _PLACEHOLDER.match(value) and value.lower() not in _STOPWORDS:
+            yield Span(start, start + len(text[start:end].rstrip()), "session" if "cookie" in name else "api_key")
+
+
+def _line_end(text: str, start: int) -> int:
+    newline = text.find("\n", start)
+    end = len(text) if newline < 0 else newline
+    while end > start and text[end - 1] in "\"' \r":
+        end -= 1
+    return end
+
+
+_URL_PASSWORD = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s:/@\"'<>]*):(?P<v>[^\s\"'<>/?#]+)@(?=[A-Za-z0-9\[\-_])"
+)
+_URL_TOKEN_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<v>[A-Za-z0-9_\-.]{16,})@[A-Za-z0-9\-]")
+_QUERY = re.compile(
+    r"""(?ix)[?&;](?P<k>(?:[a-z0-9_\-]*[_\-])?(?:token|key|secret|password|passwd|pwd|pass|sig|signature|apikey|code
+    |session|sessionid|sid|credential|auth)|x-amz-[a-z\-]+|x-goog-[a-z\-]+)=(?P<v>[^&\s#"'<>]+)"""
+)
+
+
+def find_urls(text: str) -> Iterator[Span]:
+    for m in _URL_PASSWORD.finditer(text):
+        value = m.group("v")
+        if value and not _PLACEHOLDER.match(value) and not value.startswith("[REDACTED"):
+            yield Span(m.start("v"), m.end("v"), "url_credentials")
+    for m in _URL_TOKEN_USER.finditer(text):
+        value = m.group("v")
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            yield Span(m.start("v"), m.end("v"), "url_credentials")
+    for m in _QUERY.finditer(text):
+        key, value = m.group("k").lower(), m.group("v")
+        if key.startswith(("x-amz-", "x-goog-")) and not key.endswith(("signature", "credential", "token")):
+            continue
+        if len(value) >= 4 and not _PLACEHOLDER.match(value) and not value.startswith("[REDACTED"):
+            yield Span(m.start("v"), m.end("v"), "password" if "pass" in key or "pwd" in key else "token")
+
+
+_FLAG = re.compile(
+    r"""(?ix)(?<![\w-])--?(?P<key>password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|access-token
+    |auth-token|private-key|key-password|db-password|admin-password|storepass|keypass|passphrase)(?:=|\s+)
+    (?:(?P<q>["'])(?P<qv>[^"'\n]+)(?P=q)|(?P<uv>[^\s"']+))"""
+)
+_MYSQL = re.compile(
+    r"""\bmysql(?:dump|admin|import|sh)?\b[^\n]*?(?<!\S)-p(?P<v>[^\s'"\-][^\s'"]{2,}|'[^']+'|"[^"]+")"""
+)
+_SSHPASS = re.compile(r"""\bsshpass\b[^\n]*?(?<!\S)-p\s*(?P<v>'[^']+'|"[^"]+"|[^\s'"]+)""")
+
+
+def find_flags(text: str) -> Iterator[Span]:
+    for m in _FLAG.finditer(text):
+        quoted = m.group("qv") is not None
+        group = "qv" if quoted else "uv"
+        if _secret_value(m.group("key"), "=", m.group(group), quoted, text, m.end(group)):
+            yield Span(m.start(group), m.end(group), _kind(m.group("key")))
+    for pattern in (_MYSQL, _SSHPASS):
+        for m in pattern.finditer(text):
+            yield Span(m.start("v"), m.end("v"), "password")
+
+
+_SPOKEN = re.compile(
+    r"""(?i)\b(?:password|passphrase|passwd)\s+(?:is\s+|was\s+|of\s+)?(?P<q>["'`])(?P<v>[^"'`\n]{3,100})(?P=q)"""
+)
+
+
+def find_spoken(text: str) -> Iterator[Span]:
+    """`password "hunter2" is too weak`: a quoted value right after the word password."""
+    for m in _SPOKEN.finditer(text):
+        if not _PLACEHOLDER.match(m.group("v")):
+            yield Span(m.start("v"), m.end("v"), "password")
+
+
+CONTEXT_FINDERS = (find_headers, find_urls, find_flags, find_pairs, find_spoken)

@@ -1,0 +1,30 @@
+"""A workspace's allow-list: values the redactor would take for secrets but are not (FR-011)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.workspaces.models import Workspace
+
+
+class AllowKind(models.TextChoices):
+    EXACT = "exact", "Exact value"
+    PATTERN = "pattern", "Regular expression (full match)"
+
+
+class AllowlistEntry(models.Model):
+    """One false positive to keep: an exact value, or a regex that a whole finding must match."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="redaction_allowlist")
+    kind = models.CharField(max_length=8, choices=AllowKind.choices)
+    value = models.CharField(max_length=500)
+    note = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "kind", "value"], name="uniq_redaction_allow"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.value[:60]}"

@@ -1,0 +1,96 @@
+"""Detectors for secrets with a recognisable shape: provider key prefixes, JWTs, PEM private keys.
+
+Each detector is (type, compiled pattern); the whole match (or the group named `secret`, when the
+pattern has one) is redacted. Minimum lengths are a little below the providers' real lengths so
+truncated or hand-made examples are still caught: the prefixes alone are distinctive.
+"""
+
+from __future__ import annotations
+
+import re
+
+Detector = tuple[str, re.Pattern[str]]
+
+# Left/right boundaries for token bodies (a key never continues into more token characters).
+_L = r"(?<![A-Za-z0-9_\-])"
+_R = r"(?![A-Za-z0-9_\-])"
+
+
+def _d(kind: str, pattern: str, flags: int = 0) -> Detector:
+    return kind, re.compile(pattern, flags)
+
+
+TOKEN_DETECTORS: tuple[Detector, ...] = (
+    _d(
+        "private_key",
+        r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,\-\s]|\\n|\\r)*)",
+    ),
+    _d("putty_private_key", r"PuTTY-User-Key-File-\d: [\s\S]*?Private-MAC: [0-9a-f]+"),
+    _d("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}"),
+    _d("jwt", _L + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*" + _R),
+    _d(
+        "aws_access_key",
+        r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA|A3T[A-Z0-9])"
+        r"[A-Z0-9]{12,20}(?![A-Z0-9])",
+    ),
+    _d(
+        "aws_secret_key",
+        r"(?i)aws.{0,30}?(?:secret|sk).{0,30}?[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+    ),
+    _d("gcp_api_key", _L + r"AIza[0-9A-Za-z_\-]{30,}" + _R),
+    _d("gcp_oauth_token", _L + r"ya29\.[0-9A-Za-z_\-]{20,}" + _R),
+    _d("gcp_oauth_secret", _L + r"GOCSPX-[0-9A-Za-z_\-]{20,}" + _R),
+    _d("azure_client_secret", _L + r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}" + _R),
+    _d("github_token", _L + r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}" + _R),
+    _d("github_token", _L + r"github_pat_[A-Za-z0-9_]{22,255}" + _R),
+    _d("gitlab_token", _L + r"gl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas|agent)-[A-Za-z0-9_\-]{16,}" + _R),
+    _d("gitlab_token", _L + r"GR1348941[A-Za-z0-9_\-]{20,}" + _R),
+    _d("slack_token", _L + r"xox[abposre]-(?:\d+-)?[A-Za-z0-9\-]{10,}" + _R),
+    _d("slack_token", _L + r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+" + _R),
+    _d("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+    _d(
+        "discord_webhook",
+        r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+    ),
+    _d("discord_token", _L + r"[MNO][A-Za-z\d_\-]{23,27}\.[A-Za-z\d_\-]{6,7}\.[A-Za-z\d_\-]{27,40}" + _R),
+    _d("stripe_key", _L + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}" + _R),
+    _d("stripe_webhook_secret", _L + r"whsec_[A-Za-z0-9+/=]{20,}"),
+    _d("anthropic_key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _R),
+    _d("openai_key", _L + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}" + _R),
+    _d("huggingface_token", _L + r"(?:hf_|api_org_)[A-Za-z0-9]{20,}" + _R),
+    _d("npm_token", _L + r"npm_[A-Za-z0-9]{20,}" + _R),
+    _d("pypi_token", _L + r"pypi-[A-Za-z0-9_\-]{40,}" + _R),
+    _d("sendgrid_key", _L + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}" + _R),
+    _d("twilio_key", r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    # Client(account_sid, auth_token): the 32-hex auth token right after an account SID.
+    _d("twilio_key", r"AC[0-9a-fA-F]{32}[\"']?\s*,\s*[\"']?(?P<secret>[0-9a-fA-F]{32})(?![A-Za-z0-9])"),
+    _d("mailgun_key", _L + r"key-[0-9a-zA-Z]{32}" + _R),
+    _d("mailchimp_key", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
+    _d("shopify_token", _L + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R),
+    _d("digitalocean_token", _L + r"do[por]_v1_[a-f0-9]{64}" + _R),
+    _d("databricks_token", _L + r"dapi[a-h0-9]{32}(?:-\d)?" + _R),
+    _d("telegram_bot_token", r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_\-]{32,35}" + _R),
+    _d("facebook_token", _L + r"EAA[A-Za-z0-9]{30,}" + _R),
+    _d("square_token", _L + r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}" + _R),
+    _d("vault_token", _L + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _R),
+    _d("doppler_token", _L + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _R),
+    _d("postman_key", _L + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _R),
+    _d("newrelic_key", _L + r"NR(?:AK|II|JS)-[A-Za-z0-9]{20,}" + _R),
+    _d("linear_key", _L + r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}" + _R),
+    _d("grafana_token", _L + r"(?:glc|glsa)_[A-Za-z0-9+/=_]{32,}" + _R),
+    _d("pulumi_token", _L + r"pul-[a-f0-9]{40}" + _R),
+    _d("supabase_token", _L + r"sbp_[a-f0-9]{40}" + _R),
+    _d("atlassian_token", _L + r"ATATT3[A-Za-z0-9_=\-]{40,}" + _R),
+    _d("mapbox_token", _L + r"[sp]k\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]{10,}" + _R),
+    _d("replicate_token", _L + r"r8_[A-Za-z0-9]{30,}" + _R),
+    _d("groq_key", _L + r"gsk_[A-Za-z0-9]{40,}" + _R),
+    _d("xai_key", _L + r"xai-[A-Za-z0-9]{40,}" + _R),
+    _d("perplexity_key", _L + r"pplx-[A-Za-z0-9]{40,}" + _R),
+    _d("sentry_token", _L + r"sntry[su]_[A-Za-z0-9+/=_]{30,}" + _R),
+    _d("heroku_key", _L + r"HRKU-[A-Za-z0-9_\-]{30,}" + _R),
+    _d("dropbox_token", _L + r"sl\.[A-Za-z0-9_\-]{60,}" + _R),
+    _d("airtable_token", _L + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _R),
+    _d("notion_token", _L + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _R),
+    _d("api_key", _L + r"[a-z]{2,10}_(?:live|prod)_[A-Za-z0-9]{16,}" + _R),
+)
