@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, extend_schema_serializer
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,7 +11,9 @@ from rest_framework.views import APIView
 from apps.consumption import selectors, services
 from apps.consumption.stats import workspace_stats
 from apps.core.pagination import DefaultPagination
-from apps.layers.models import Item
+from apps.layers.models import Item, Priority
+from apps.layers.selectors import layer_get
+from apps.layers.services import MAX_CONTENT_CHARS
 
 MAX_USED = 1000
 
@@ -76,8 +78,34 @@ class StrategyOutput(serializers.ModelSerializer):
         ]
 
 
-class StrategyListApi(APIView):
-    """Strategies are package items of type `strategy` (create them with /items/); most helpful first."""
+class StrategyListCreateApi(APIView):
+    """Strategies are package items of type `strategy` (here or through /items/); most helpful first."""
+
+    @extend_schema_serializer(component_name="StrategyCreate")
+    class Input(serializers.Serializer):
+        layer = serializers.IntegerField()
+        title = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
+        external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        priority = serializers.ChoiceField(choices=Priority.choices, required=False, allow_blank=True, default="")
+        group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        agent_types = serializers.ListField(
+            child=serializers.CharField(max_length=100), max_length=100, required=False, default=list
+        )
+        source_refs = serializers.ListField(
+            child=serializers.CharField(max_length=1000), max_length=100, required=False, default=list
+        )
+        helpfulness = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
+
+    @extend_schema(request=Input, responses={201: StrategyOutput})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        layer = layer_get(workspace=request.user.workspace, layer_id=fields.pop("layer"))
+        helpfulness = fields.pop("helpfulness")
+        strategy = services.strategy_create(layer=layer, fields=fields, helpfulness=helpfulness)
+        return Response(StrategyOutput(strategy).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         parameters=[

@@ -5,8 +5,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import F, FloatField, Value
 from django.db.models.functions import Greatest, Least
 from django.utils import timezone
@@ -15,7 +17,8 @@ from apps.assembly.models import AssemblyRecord
 from apps.consumption.selectors import strategy_get
 from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.versions import content_changed
-from apps.layers.models import Item
+from apps.layers.models import Item, ItemKind, Layer
+from apps.layers.services import ItemInput, items_create
 from apps.workspaces.models import Workspace
 
 
@@ -76,6 +79,16 @@ def consumption_report(
         )
     reported_at = record.consumption_reported_at or now
     return ConsumptionReport(record.trace_id, injected, earlier, reported_at, duplicate=True)
+
+
+def strategy_create(*, layer: Layer, fields: dict[str, Any], helpfulness: float = 0.5) -> Item:
+    """Store a successful approach as a package item of type `strategy` (validated like any item)."""
+    with transaction.atomic():
+        (strategy,) = items_create(layer=layer, items=[ItemInput(kind=ItemKind.PACKAGE, type="strategy", **fields)])
+        if helpfulness != strategy.helpfulness:
+            Item.objects.filter(pk=strategy.pk).update(helpfulness=helpfulness)
+            strategy.helpfulness = helpfulness
+    return strategy
 
 
 def strategy_feedback(*, workspace: Workspace, strategy_id: int, helpful: bool) -> Item:

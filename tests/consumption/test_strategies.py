@@ -151,3 +151,21 @@ def test_concurrent_feedback_never_loses_a_step(settings: SettingsWrapper) -> No
         thread.join()
     assert not errors
     assert Item.objects.get(pk=sid).helpfulness == pytest.approx(0.9)
+
+
+def test_a_strategy_can_be_stored_with_a_starting_helpfulness(
+    tenant: Tenant, other_tenant: Tenant, session: int
+) -> None:
+    body = {"layer": session, "content": APPROACH, "group_id": "g1", "source_refs": ["task/77"], "helpfulness": 0.9}
+    created = tenant.client.post("/api/v1/strategies/", body, format="json")
+    assert created.status_code == 201, created.json()
+    stored = Item.objects.get(pk=created.json()["id"])
+    assert (stored.kind, stored.type, stored.helpfulness) == ("package", "strategy", 0.9)
+    assert stored.source_refs == ["task/77"]
+    (plain,) = bulk(tenant, session, [strategy()])
+    assert order(tenant, session) == [stored.pk, plain]
+    elsewhere = other_tenant.client.post("/api/v1/strategies/", body, format="json")
+    assert elsewhere.status_code == 404 and elsewhere.json()["error"]["code"] == "layer_not_found"
+    for bad, code in (({"helpfulness": 1.5}, "invalid_helpfulness"), ({"content": ""}, "invalid_content")):
+        response = tenant.client.post("/api/v1/strategies/", {**body, **bad}, format="json")
+        assert response.status_code == 400 and response.json()["error"]["code"] == code
