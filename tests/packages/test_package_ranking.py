@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from apps.layers.embedder import items_embed_pending
 from tests.conftest import Tenant
 from tests.packages.agent import ask, bulk, layer, package, package_ids
 
@@ -76,3 +77,39 @@ def test_it_ranks_newer_packages_first_when_all_else_is_equal(tenant: Tenant, se
         [package(TOPIC, priority="high", created_at=(now - timedelta(days=d)).isoformat()) for d in ages],
     )
     assert ranked(tenant, session) == [ids[1], ids[2], ids[0]]
+
+
+def test_with_hybrid_search_the_developer_gets_its_critical_group_package_first(tenant: Tenant, session: int) -> None:
+    """Seed 001 story 1 scenario 1 with embeddings: five research packages for a task, three come."""
+    ids = bulk(
+        tenant,
+        session,
+        [
+            package(
+                "Rate limiter design: token bucket per merchant, refill every second, burst of 20.",
+                priority="critical",
+                group_id="payments-rl",
+                agent_types=["developer"],
+            ),
+            package("Investigation: the payments API returned 429s under the nightly batch load.", priority="high"),
+            package("Benchmarks of Redis-backed rate limiting at 5k requests per second.", priority="medium"),
+            package(
+                "Notes on the payments API gateway timeouts and retries.", priority="medium", group_id="payments-rl"
+            ),
+            package(
+                "QA checklist for rate limiting: boundaries, bursts, clock skew.", priority="low", agent_types=["qa"]
+            ),
+        ],
+    )
+    assert items_embed_pending(workspace_id=tenant.workspace.pk) == 5
+    body = ask(
+        tenant,
+        layer=session,
+        query="How should we rate limit the payments API?",
+        group_id="payments-rl",
+        agent_type="developer",
+    )
+    got = package_ids(body)
+    assert len(got) == 3 and got[0] == ids[0] and ids[4] not in got
+    assert body["overflow"] == {"count": 2, "message": "+2 more available"}
+    assert not any("keyword search only" in w for w in body["warnings"])  # the vector search took part
