@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "apps.layers",
     "apps.summaries",
     "apps.error_patterns",
+    "apps.redaction",
     "apps.profiles",
     "apps.metrics",
     "apps.assembly",
@@ -174,6 +175,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LayerKindEnum": "apps.layers.models.LayerKind",
         "ItemKindEnum": "apps.layers.models.ItemKind",
+        "AllowlistKindEnum": "apps.redaction.models.AllowKind",
     },
 }
 
@@ -212,6 +214,8 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum
 SWEEP_PENDING_ON_START = env_bool("SWEEP_PENDING_ON_START", False)
 CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
+    # Error patterns not seen for ERROR_PATTERN_TTL_DAYS are removed (seed 001 story 3).
+    "expire-error-patterns": {"task": "apps.error_patterns.tasks.expire_error_patterns", "schedule": 3600.0},
     # Time-based summary triggers (seed 000): regenerate every layer whose update interval has passed.
     "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
     # Conversation communities of layers whose messages changed or got their embeddings (seed 002).
@@ -254,6 +258,15 @@ MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
 # Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
 ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)
+
+# --- Attempts and error patterns (issue 5; seed 001) ---------------------------------------------
+# A captured pattern starts at this confidence; each new occurrence moves it by GAIN toward 1; each
+# failure after its hint was injected multiplies it by (1 - PENALTY). Hints need > ERROR_HINT_MIN_CONFIDENCE.
+ERROR_PATTERN_INITIAL_CONFIDENCE = env_float("ERROR_PATTERN_INITIAL_CONFIDENCE", 0.75, minimum=0.0, maximum=1.0)
+ERROR_PATTERN_OCCURRENCE_GAIN = env_float("ERROR_PATTERN_OCCURRENCE_GAIN", 0.2, minimum=0.0, maximum=1.0)
+ERROR_PATTERN_FAILURE_PENALTY = env_float("ERROR_PATTERN_FAILURE_PENALTY", 0.2, minimum=0.0, maximum=1.0)
+ERROR_HINT_MIN_CONFIDENCE = env_float("ERROR_HINT_MIN_CONFIDENCE", 0.7, minimum=0.0, maximum=1.0)
+ERROR_PATTERN_TTL_DAYS = env_int("ERROR_PATTERN_TTL_DAYS", 90, minimum=1)
 
 # --- Conversation graph (issue 4; seed 002) ------------------------------------------------------
 # Topic communities need this many messages (seed 002 min_nodes_for_community); a task needs fewer.

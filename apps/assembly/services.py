@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import time
 from dataclasses import asdict, dataclass, replace
@@ -140,13 +141,17 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
     never exceeds `token_budget`.
     """
+    params = _redacted(workspace, params)
     key = _cache_key(workspace, params)
     cached = cache.get_value(key) if settings.ASSEMBLY_CACHE_SECONDS else None
     if isinstance(cached, dict):
-        return _respond_cached(workspace, params, cached, api_key)
+        answer = _respond_cached(workspace, params, cached, api_key)
+        _note_hints(workspace, cached["layer"], params.agent_type, params.group_id, answer)
+        return answer
     ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = _assemble(workspace=workspace, params=params)
     body = _respond(workspace, params, outcome, api_key)
+    _note_hints(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, body)
     if outcome.partial and 0 <= background.queue_depth() < WARM_QUEUE_LIMIT:
         # Finish in the background; the full context then answers from the cache. Under overload
         # (a long queue) the warm-up is dropped rather than doubling the database's work.
@@ -159,6 +164,30 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
             key, {"body": body, "layer": outcome.resolved.layer.pk, "scope": scope}, settings.ASSEMBLY_CACHE_SECONDS
         )
     return {**body, "cached": False, "partial": outcome.partial}
+
+
+def _redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
+    """The request with its `error` redacted, before it reaches the cache key, records, logs or traces."""
+    if not params.error:
+        return params
+    from apps.redaction.services import text_redact
+
+    return replace(params, error=text_redact(workspace_id=workspace.pk, text=params.error).text)
+
+
+def _note_hints(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, body: dict[str, Any]) -> None:
+    """Record the known-fix hints this context carries, so a later failure can lower their confidence."""
+    hint_ids = [c["id"] for c in body.get("chunks", ()) if c.get("source") == "error_hint"]
+    if not hint_ids:
+        return
+    from apps.error_patterns.services import hints_injected
+
+    try:
+        hints_injected(
+            workspace_id=workspace.pk, layer_id=layer_id, agent_type=agent_type, group_id=group_id, pattern_ids=hint_ids
+        )
+    except Exception:  # bookkeeping must never fail the request (FR-010)
+        logging.getLogger(__name__).exception("recording injected hints failed")
 
 
 def context_warm(*, workspace_id: int, params: ContextParams) -> None:
@@ -221,6 +250,7 @@ def context_preview(*, workspace: Workspace, params: ContextParams, api_key: Api
 
     The what-if rows re-pack the same ranked candidates at other budgets: no second retrieval.
     """
+    params = _redacted(workspace, params)
     outcome = _assemble(workspace=workspace, params=params)
     body = _respond(workspace, params, outcome, api_key)
     r = outcome.resolved

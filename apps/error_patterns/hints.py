@@ -1,50 +1,47 @@
 """Error-pattern hints as a context candidate source: known fixes for the agent's current error.
 
-Matching here is deliberately simple (a normalized signature, then word overlap); the full
-capture and normalization of error signatures plugs in behind the same interface.
+The error is the request's `error` (redacted at the service edge) or, when the request has none,
+the error of the session's last attempt if that attempt failed. Patterns above
+settings.ERROR_HINT_MIN_CONFIDENCE that match its signature (exactly, or by similarity) become
+`error_hint` candidates, which the engine ranks above ordinary items. Two or three indexed
+queries, no model, no LLM.
 """
 
 from __future__ import annotations
 
-import re
+from django.conf import settings
 
 from apps.assembly.engine import Candidate
 from apps.assembly.sources import SourceRequest
-from apps.error_patterns.models import ErrorPattern
+from apps.error_patterns.selectors import last_failed_error, patterns_match
+from apps.error_patterns.signature import error_signature
 
-HINT_MIN_CONFIDENCE = 0.7
-_VOLATILE = re.compile(r"0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f-]{27}|\d+|'[^']*'|\"[^\"]*\"|(/[\w.-]+)+", re.IGNORECASE)
-_WORD = re.compile(r"[a-z_]{3,}")
-
-
-def rough_signature(error: str) -> str:
-    """The error with numbers, ids, paths and quoted values replaced, lowercased and squeezed."""
-    return " ".join(_VOLATILE.sub("#", error.lower()).split())[:1000]
-
-
-def _overlap(a: str, b: str) -> float:
-    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
-    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+HINT_MIN_SIMILARITY = 0.5
+MAX_HINTS = 3
 
 
 class ErrorHintSource:
     name = "error_hints"
 
     def candidates(self, request: SourceRequest) -> list[Candidate]:
-        if not request.error.strip():
+        error = request.error
+        if not error.strip():
+            error = last_failed_error(
+                workspace_id=request.workspace_id,
+                layer_id=request.layer_id,
+                agent_type=request.agent_type,
+                group_id=request.group_id,
+            )
+        if not error.strip():
             return []
-        signature = rough_signature(request.error)
-        patterns = list(
-            ErrorPattern.objects.filter(workspace_id=request.workspace_id, confidence__gt=HINT_MIN_CONFIDENCE)
-            .order_by("-confidence", "-last_seen")
-            .only("id", "signature", "solution", "confidence", "last_seen", "error_excerpt")[:200]
+        matches = patterns_match(
+            workspace_id=request.workspace_id,
+            signature=error_signature(error),
+            min_confidence=settings.ERROR_HINT_MIN_CONFIDENCE,
+            threshold=HINT_MIN_SIMILARITY,
+            limit=MAX_HINTS,
+            with_solution=True,
         )
-        matches = []
-        for pattern in patterns:
-            similarity = 1.0 if pattern.signature == signature else _overlap(pattern.signature, signature)
-            if similarity >= 0.5:
-                matches.append((similarity, pattern))
-        matches.sort(key=lambda m: (-m[0], -m[1].confidence))
         return [
             Candidate(
                 id=pattern.pk,
@@ -56,9 +53,9 @@ class ErrorHintSource:
                 content=f"{pattern.solution}\n(for: {pattern.error_excerpt[:200]})",
                 title="Known fix",
                 created_at=pattern.last_seen,
-                confidence=pattern.confidence,
+                confidence=round(pattern.confidence, 3),
                 importance=similarity,
-                metadata={"match": round(similarity, 3)},
+                metadata={"match": round(similarity, 3), "occurrences": pattern.occurrences},
             )
-            for similarity, pattern in matches[:3]
+            for similarity, pattern in matches
         ]

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Count, Max, QuerySet
 
 from apps.core.errors import NotFound
+from apps.error_patterns.matching import rank_matches
 from apps.error_patterns.models import Attempt, ErrorPattern, Outcome
 from apps.workspaces.models import Workspace
 
@@ -98,3 +99,45 @@ def attempt_stats(workspace_id: int, *, agent_type: str | None = None) -> dict[s
         "repeats": repeats,
     }
     return {"iterations_per_group": iterations, "same_error_recurrence": recurrence}
+
+
+MATCH_CANDIDATES = 500  # newest patterns compared by similarity; the exact signature is always looked up
+
+
+def patterns_match(
+    *,
+    workspace_id: int,
+    signature: str,
+    min_confidence: float | None = None,
+    threshold: float = 0.3,
+    limit: int = 10,
+    with_solution: bool = False,
+) -> list[tuple[float, ErrorPattern]]:
+    """(similarity, pattern) nearest to `signature`: the exact signature first, then by similarity.
+
+    Two queries whatever the workspace holds: the exact signature (unique index) and the newest
+    MATCH_CANDIDATES patterns above `min_confidence`.
+    """
+    if not signature:
+        return []
+    patterns = ErrorPattern.objects.filter(workspace_id=workspace_id)
+    if min_confidence is not None:
+        patterns = patterns.filter(confidence__gt=min_confidence)
+    if with_solution:
+        patterns = patterns.exclude(solution="")
+    exact = patterns.filter(signature=signature).first()
+    nearby = patterns.exclude(signature=signature).order_by("-last_seen")[:MATCH_CANDIDATES]
+    ranked = rank_matches(signature, ((p.signature, p) for p in nearby), threshold=threshold, limit=limit)
+    ranked.sort(key=lambda pair: (-round(pair[0], 6), -pair[1].confidence))
+    return ([(1.0, exact)] if exact else []) + ranked[: limit - (1 if exact else 0)]
+
+
+def last_failed_error(*, workspace_id: int, layer_id: int, agent_type: str = "", group_id: str = "") -> str:
+    """The redacted error of the session's last attempt when that attempt failed, else ""."""
+    attempts = Attempt.objects.filter(workspace_id=workspace_id, layer_id=layer_id)
+    if agent_type:
+        attempts = attempts.filter(agent_type=agent_type)
+    if group_id:
+        attempts = attempts.filter(group_id=group_id)
+    last = attempts.order_by("-created_at", "-id").values_list("outcome", "error").first()
+    return last[1] if last and last[0] == Outcome.FAILED else ""

@@ -103,3 +103,33 @@ LLM_FAILURE_ALERTS = Counter(
     "Alerts raised for repeated LLM summarization failures in a workspace.",
     registry=REGISTRY,
 )
+
+# --- Attempts, error patterns and redaction (issue 5) ---
+REDACTION_FINDINGS = Counter(
+    "context_architect_redaction_findings",
+    "Secrets and personal data redacted from agent text before storage, by type.",
+    ["type"],
+    registry=REGISTRY,
+)
+ATTEMPTS_RECORDED = Counter(
+    "context_architect_attempts_recorded",
+    "Agent attempts reported, by outcome.",
+    ["outcome"],
+    registry=REGISTRY,
+)
+ERROR_PATTERNS_CAPTURED = Counter(
+    "context_architect_error_patterns_captured",
+    "Error patterns captured from a failure followed by a success (new pattern or a new occurrence).",
+    ["kind"],
+    registry=REGISTRY,
+)
+ERROR_HINTS_INJECTED = Counter(
+    "context_architect_error_hints_injected",
+    "Known-fix hints included in assembled contexts.",
+    registry=REGISTRY,
+)
+ERROR_PATTERNS_EXPIRED = Counter(
+    "context_architect_error_patterns_expired",
+    "Error patterns removed by the TTL sweep.",
+    registry=REGISTRY,
+)
