@@ -47,6 +47,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
         expand_related=v["expand_related"],
         error=v["error"],
         timeout_ms=v["timeout_ms"],
+        user=v.get("user", ""),
     )
 
 
@@ -97,6 +98,13 @@ class ContextApi(APIView):
         template = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
         expand_related = serializers.IntegerField(
             min_value=0, max_value=settings.MAX_RELATED_DEPTH, required=False, default=0
+        )
+        user = serializers.CharField(
+            max_length=150,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="Username of a workspace member: layer summaries personalized for them where they exist",
         )
         timeout_ms = serializers.IntegerField(
             min_value=0,

@@ -35,6 +35,7 @@ class ContextParams:
     expand_related: int = 0
     error: str = ""
     timeout_ms: int | None = None  # None: settings.ASSEMBLY_TIMEOUT_MS; 0: no timeout
+    user: str = ""  # a member's username: their personalized layer summaries where they exist
 
 
 def params_to_json(params: ContextParams) -> dict[str, Any]:

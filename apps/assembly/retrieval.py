@@ -22,7 +22,7 @@ from apps.layers.keyword_search import KeywordHit, keyword_items
 from apps.layers.models import Item, Relationship
 from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
 from apps.layers.vectors import VectorHit, nearest_items, vector_available
-from apps.summaries.models import Summary
+from apps.summaries.selectors import member_id, summaries_for_layers
 
 log = logging.getLogger(__name__)
 
@@ -182,14 +182,20 @@ def _add_neighbour_turns(
         candidates[row["id"]] = _candidate({**row, "metadata": metadata}, layer_names)
 
 
-def layer_summaries(*, workspace_id: int, layer_ids: Iterable[int], layer_names: dict[int, str]) -> list[Candidate]:
-    """One candidate per layer with generic summaries, its rungs detailed → paragraph → sentence."""
+def layer_summaries(
+    *, workspace_id: int, layer_ids: Iterable[int], layer_names: dict[int, str], user: str = ""
+) -> list[Candidate]:
+    """One candidate per layer with summaries, its rungs detailed → paragraph → sentence.
+
+    Read through the summary cache (PostgreSQL on a miss); `user` (a member's username) gets their
+    personalized summaries where they exist, the generic ones elsewhere. `layer_ids` are the
+    workspace's own (the caller scoped them).
+    """
+    user_id = member_id(workspace_id=workspace_id, username=user) if user else None
     by_layer: dict[int, dict[str, Any]] = {}
-    rows = Summary.objects.filter(
-        workspace_id=workspace_id, layer_id__in=list(layer_ids), personalized_for__isnull=True
-    ).values("layer_id", "depth", "text", "generated_at", "stale")
-    for row in rows:
-        by_layer.setdefault(row["layer_id"], {})[row["depth"]] = row
+    for layer_id, rows in summaries_for_layers(layer_ids=layer_ids, user_id=user_id).items():
+        for row in rows:
+            by_layer.setdefault(layer_id, {})[row["depth"]] = row
     candidates = []
     for layer_id, depths in by_layer.items():
         rungs = tuple(Rung(depth, depths[depth]["text"]) for depth in SUMMARY_ORDER if depth in depths)
@@ -207,7 +213,10 @@ def layer_summaries(*, workspace_id: int, layer_ids: Iterable[int], layer_names:
                 rungs=rungs,
                 title=f"Summary of {layer_names.get(layer_id, 'layer')}",
                 importance=0.8,
-                metadata={"stale": any(d["stale"] for d in depths.values())},
+                metadata={
+                    "stale": any(d["stale"] for d in depths.values()),
+                    "personalized": any(d["personalized_for_id"] for d in depths.values()),
+                },
             )
         )
     return candidates

@@ -335,7 +335,9 @@ def _gather_and_pack(
     if (not params.kinds or "summary" in params.kinds) and deadline.expired():
         deadline.skip("layer summaries")
     elif not params.kinds or "summary" in params.kinds:
-        candidates += layer_summaries(workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names)
+        candidates += layer_summaries(
+            workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names, user=params.user
+        )
     hints, source_warnings = [], []
     if deadline.expired() and params.error:
         deadline.skip("error hints")

@@ -149,6 +149,79 @@ class _Fits:
         return count_tokens(" ".join(texts), self.encoding) <= self.max_tokens
 
 
+@dataclass
+class Ranked:
+    """The source's unique sentences ranked by centrality, ready for any number of token targets."""
+
+    sentences: list[_Sentence]
+    order: list[int]  # sentence indexes, most central first (ties: earlier first)
+    encoding: str
+    lengths: dict[int, int]  # exact token counts, filled lazily and shared across targets
+
+    def length(self, i: int) -> int:
+        if i not in self.lengths:
+            self.lengths[i] = count_tokens(self.sentences[i].text, self.encoding)
+        return self.lengths[i]
+
+
+def rank(texts: Sequence[str], *, model: str | None = None, focus: Sequence[str] = ()) -> Ranked | None:
+    """Split, deduplicate and rank the sentences of `texts`; None when there is no text."""
+    encoding = encoding_for_model(model or settings.DEFAULT_MODEL).encoding
+    raw = [s for text in texts if text and text.strip() for s in split_sentences(text)]
+    if not raw:
+        return None
+    sentences = _vectorize(raw)
+    scores = _centrality(sentences, focus)
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:MAX_CANDIDATES]
+    return Ranked(sentences=sentences, order=order, encoding=encoding, lengths={})
+
+
+def select(ranked: Ranked, max_tokens: int) -> str:
+    """The summary of a ranked source within `max_tokens` (see extractive_summary).
+
+    Sentences are chosen on the sum of their own counts (joining with a space almost never
+    changes it), then the joined text is counted exactly and the least central ones dropped
+    until it fits, so the guarantee rests on the exact count, not on the estimate.
+    """
+    if max_tokens <= 0:
+        return ""
+    encoding, sentences = ranked.encoding, ranked.sentences
+    chosen: list[int] = []
+    used = 0
+    best_unfit: int | None = None
+    for i in ranked.order:
+        if max_tokens - used < 3:
+            break
+        fits = used + ranked.length(i) <= max_tokens
+        if not fits and best_unfit is not None:
+            continue  # cheap test first: the redundancy test costs more
+        if any(_cosine(sentences[i], sentences[c]) >= REDUNDANT_SIMILARITY for c in chosen):
+            continue
+        if not fits:
+            best_unfit = i
+            continue
+        chosen.append(i)
+        used += ranked.length(i)
+
+    def joined(ids: list[int]) -> str:
+        return " ".join(sentences[i].text for i in sorted(ids))
+
+    result = joined(chosen)
+    while chosen and count_tokens(result, encoding) > max_tokens:
+        chosen.pop()  # the least central goes first
+        result = joined(chosen)
+    room = max_tokens - (count_tokens(result, encoding) if result else 0)
+    if best_unfit is not None and room >= MIN_FILL_TOKENS:
+        base = [sentences[i] for i in sorted(chosen)]
+        clipped = _clip(base, sentences[best_unfit], _Fits(encoding, max_tokens))
+        if clipped is not None:
+            result = f"{result} {clipped}" if result else clipped
+    if not result:
+        # Not even a clipped sentence fits (tiny target): the leading tokens of the best sentence.
+        result = _leading_tokens(sentences[ranked.order[0]].text, max_tokens, encoding)
+    return result
+
+
 def extractive_summary(
     texts: Sequence[str], max_tokens: int, *, model: str | None = None, focus: Sequence[str] = ()
 ) -> str:
@@ -161,45 +234,8 @@ def extractive_summary(
     """
     if max_tokens <= 0:
         return ""
-    encoding = encoding_for_model(model or settings.DEFAULT_MODEL).encoding
-    raw = [s for text in texts if text and text.strip() for s in split_sentences(text)]
-    if not raw:
-        return ""
-    sentences = _vectorize(raw)
-    scores = _centrality(sentences, focus)
-    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:MAX_CANDIDATES]
-    fits = _Fits(encoding, max_tokens)
-    lengths = {i: count_tokens(sentences[i].text, encoding) for i in order}
-
-    chosen: list[_Sentence] = []
-    used = 0  # sum of the chosen sentences' own counts: a lower bound-ish estimate to skip hopeless tries
-    best_unfit: _Sentence | None = None
-    for i in order:
-        candidate = sentences[i]
-        if any(_cosine(candidate, c) >= REDUNDANT_SIMILARITY for c in chosen):
-            continue
-        if used + lengths[i] > max_tokens + len(chosen) or not fits(
-            [s.text for s in sorted([*chosen, candidate], key=lambda s: s.position)]
-        ):
-            if best_unfit is None:
-                best_unfit = candidate
-            continue
-        chosen.append(candidate)
-        used += lengths[i]
-        if max_tokens - used < 2:
-            break
-
-    chosen.sort(key=lambda s: s.position)
-    result = " ".join(s.text for s in chosen)
-    room = max_tokens - (count_tokens(result, encoding) if result else 0)
-    if best_unfit is not None and room >= MIN_FILL_TOKENS:
-        clipped = _clip(chosen, best_unfit, fits)
-        if clipped is not None:
-            result = f"{result} {clipped}" if result else clipped
-    if not result:
-        # Not even a clipped sentence fits (tiny target): the leading tokens of the best sentence.
-        result = _leading_tokens(sentences[order[0]].text, max_tokens, encoding)
-    return result
+    ranked = rank(texts, model=model, focus=focus)
+    return select(ranked, max_tokens) if ranked else ""
 
 
 def _leading_tokens(text: str, max_tokens: int, encoding: str) -> str:

@@ -20,7 +20,7 @@ from django.conf import settings
 from apps.core.tokenizer import count_tokens, encoding_for_model
 from apps.layers.models import Personalization
 from apps.summaries import llm
-from apps.summaries.extractive import extractive_summary
+from apps.summaries.extractive import Ranked, extractive_summary, rank, select
 from apps.summaries.models import DEPTH_TOKEN_LIMITS, Depth
 from apps.summaries.personalization import Reader
 from apps.summaries.sources import Source
@@ -52,32 +52,35 @@ def _encoding() -> str:
 
 
 class ExtractiveProvider:
-    """Central, non-redundant sentences (apps/summaries/extractive.py); no network, no model."""
+    """Central, non-redundant sentences (apps/summaries/extractive.py); no network, no model.
+
+    The source is ranked once and each depth selected from that ranking.
+    """
 
     name = "extractive"
 
     def summarize(self, source: Source, *, reader: Reader | None, personalization: str) -> Generated:
-        texts = {depth: self._depth(source, DEPTH_TOKEN_LIMITS[depth], reader, personalization) for depth in DEPTHS}
+        focus = reader.focus if reader else []
+        ranked = rank(source.texts, focus=focus)
+        if ranked is None:
+            return Generated(texts=dict.fromkeys(DEPTHS, ""), provider=self.name)
+        texts = {depth: self._depth(ranked, DEPTH_TOKEN_LIMITS[depth], reader, personalization) for depth in DEPTHS}
         return Generated(texts=texts, provider=self.name)
 
-    def _depth(self, source: Source, limit: int, reader: Reader | None, personalization: str) -> str:
-        if reader is None or not reader.focus:
-            return extractive_summary(source.texts, limit)
-        body_only = extractive_summary(source.texts, limit, focus=reader.focus)
-        share = LEAD_SHARE.get(personalization, 0.2)
-        if limit < 100:  # a sentence-depth summary has no room for a lead
+    def _depth(self, ranked: Ranked, limit: int, reader: Reader | None, personalization: str) -> str:
+        body_only = select(ranked, limit)
+        if reader is None or not reader.focus or limit < 100:  # a sentence-depth summary has no room for a lead
             return body_only
-        encoding = _encoding()
+        encoding = ranked.encoding
         head = f"For {reader.username}:"
-        lead_room = int(limit * share) - count_tokens(head, encoding) - 1
+        lead_room = int(limit * LEAD_SHARE.get(personalization, 0.2)) - count_tokens(head, encoding) - 1
         lead = extractive_summary(reader.focus, lead_room)
         if not lead:
             return body_only
         lead_text = f"{head} {lead}"
         room = limit - count_tokens(lead_text, encoding) - 1
         while room > 0:
-            body = extractive_summary(source.texts, room, focus=reader.focus)
-            text = f"{lead_text} {body}".strip()
+            text = f"{lead_text} {select(ranked, room)}".strip()
             if count_tokens(text, encoding) <= limit:
                 return text
             room -= 1

@@ -56,3 +56,15 @@ def layer_summaries_get(*, layer_id: int, user_id: int | None = None) -> list[di
     order = {"sentence": 0, "paragraph": 1, "detailed": 2}
     rows = summaries_for_layers(layer_ids=[layer_id], user_id=user_id)[layer_id]
     return sorted(rows, key=lambda r: order.get(r["depth"], 9))
+
+
+def member_id(*, workspace_id: int, username: str) -> int | None:
+    """The id of the workspace member with this username, or None (then summaries stay generic)."""
+    from django.contrib.auth import get_user_model
+
+    return (
+        get_user_model()
+        .objects.filter(memberships__workspace_id=workspace_id, username=username)
+        .values_list("pk", flat=True)
+        .first()
+    )

@@ -1,0 +1,153 @@
+"""The LLM provider against a local OpenAI-compatible server: retries, fallbacks, alert, budget."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.test import override_settings
+
+from apps.core.tokenizer import count_tokens
+from apps.metrics.registry import LLM_FAILURE_ALERTS, LLM_RETRIES
+from apps.summaries.models import DEPTH_TOKEN_LIMITS, ProviderHealth, Summary, SummaryUsage
+from apps.summaries.services import layer_summarize
+from tests.conftest import Tenant
+from tests.summaries.helpers import TEAM_FACTS, Tree, facts, tree
+from tests.summaries.llm_server import FakeLlm, fake_llm
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLlm]:
+    with fake_llm() as server, override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url):
+        yield server
+
+
+@pytest.fixture
+def team(tenant: Tenant) -> Tree:
+    t = tree(tenant)
+    facts(t.team, TEAM_FACTS)
+    return t
+
+
+class Sleeps(list[float]):
+    """Records the backoff waits instead of sleeping them."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def _generic(layer_id: int) -> dict[str, Summary]:
+    return {s.depth: s for s in Summary.objects.filter(layer_id=layer_id, personalized_for__isnull=True)}
+
+
+def test_it_summarizes_all_depths_in_one_call_and_records_the_usage(llm: FakeLlm, team: Tree) -> None:
+    result = layer_summarize(layer=team.team)
+    assert result.status == "generated" and result.provider == "llm:gpt-4o-mini"
+    assert len(llm.requests) == 1  # three depths, one batched call
+    prompt = llm.requests[0]["messages"][1]["content"]
+    assert "idempotency key" in prompt and llm.requests[0]["model"] == "gpt-4o-mini"
+    rows = _generic(team.team.pk)
+    assert rows["sentence"].text == llm.reply["sentence"] and rows["detailed"].provider == "llm:gpt-4o-mini"
+    usage = SummaryUsage.objects.get(workspace=team.team.workspace)
+    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (1, 1200, 300)
+    assert usage.usd == pytest.approx((1200 * 0.00015 + 300 * 0.0006) / 1000)
+
+
+def test_a_reply_longer_than_a_depth_is_cut_to_its_exact_limit(llm: FakeLlm, team: Tree) -> None:
+    llm.reply["sentence"] = "The retry storm was fixed. " * 30
+    layer_summarize(layer=team.team)
+    text = _generic(team.team.pk)["sentence"].text
+    assert 0 < count_tokens(text, "o200k_base") <= DEPTH_TOKEN_LIMITS["sentence"] and text.endswith(".")
+
+
+def test_it_retries_after_1_2_and_4_seconds_logging_and_counting_each(
+    llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm.fail_next = 3
+    sleeps = Sleeps()
+    before = LLM_RETRIES._value.get()
+    with caplog.at_level(logging.WARNING, logger="apps.summaries.llm"):
+        result = layer_summarize(layer=team.team, sleep=sleeps)
+    assert result.status == "generated" and len(llm.requests) == 4
+    assert sleeps == [1.0, 2.0, 4.0]
+    assert LLM_RETRIES._value.get() == before + 3
+    assert [r.message.count("retrying in") for r in caplog.records] == [1, 1, 1]
+
+
+def test_after_the_last_retry_the_stored_summary_is_served_marked_stale(llm: FakeLlm, team: Tree) -> None:
+    layer_summarize(layer=team.team)
+    facts(team.team, ["The retry worker now uses a token bucket per processor."])
+    llm.fail_next = 4
+    result = layer_summarize(layer=team.team, sleep=Sleeps(), trigger="changes")
+    assert result.status == "degraded" and len(llm.requests) == 1 + 4
+    assert any("stale" in w for w in result.warnings)
+    rows = _generic(team.team.pk)
+    assert all(r.stale and r.provider.startswith("llm:") for r in rows.values())
+    assert rows["sentence"].text == llm.reply["sentence"]  # the old text, still usable
+
+
+def test_the_api_reports_stale_and_truncated_summaries(llm: FakeLlm, tenant: Tenant, team: Tree) -> None:
+    llm.fail_next = 4
+    response = tenant.client.post(f"/api/v1/layers/{team.team.pk}/summarize/", format="json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded" and any("truncated" in w for w in body["warnings"])
+    shown = tenant.client.get(f"/api/v1/layers/{team.team.pk}/summaries/").json()
+    assert {s["provider"] for s in shown["summaries"]} == {"truncated"} and all(s["stale"] for s in shown["summaries"])
+    assert any("stale" in w for w in shown["warnings"]) and any("degraded" in w for w in shown["warnings"])
+
+
+def test_with_nothing_stored_it_truncates_raw_content_at_a_sentence_and_warns(
+    llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm.fail_next = 4
+    with caplog.at_level(logging.WARNING):
+        result = layer_summarize(layer=team.team, sleep=Sleeps())
+    assert result.status == "degraded"
+    assert any("truncated at a sentence boundary" in w for w in result.warnings)
+    assert "degraded summarization" in caplog.text
+    for depth, row in _generic(team.team.pk).items():
+        assert row.provider == "truncated" and row.stale
+        assert row.token_count <= DEPTH_TOKEN_LIMITS[depth] and row.text.endswith(".")
+    sentence = _generic(team.team.pk)["sentence"].text
+    assert sentence.startswith(TEAM_FACTS[0]) and " ".join(TEAM_FACTS).startswith(sentence)  # leading whole sentences
+
+
+def test_repeated_failures_raise_an_alert(llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture) -> None:
+    llm.fail_next = 1000
+    alerts = LLM_FAILURE_ALERTS._value.get()
+    with caplog.at_level(logging.ERROR, logger="apps.summaries.health"):
+        for _ in range(2):
+            layer_summarize(layer=team.team, sleep=Sleeps())
+        assert LLM_FAILURE_ALERTS._value.get() == alerts and not caplog.records
+        layer_summarize(layer=team.team, sleep=Sleeps())
+    assert LLM_FAILURE_ALERTS._value.get() == alerts + 1
+    assert caplog.records[0].levelname == "ERROR" and "3 times in a row" in caplog.records[0].message
+    assert ProviderHealth.objects.get(workspace=team.team.workspace).consecutive_failures == 3
+    llm.fail_next = 0
+    layer_summarize(layer=team.team, force=True)
+    assert ProviderHealth.objects.get(workspace=team.team.workspace).consecutive_failures == 0
+
+
+def test_past_the_daily_budget_the_extractive_provider_takes_over(llm: FakeLlm, team: Tree) -> None:
+    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=2000):
+        assert layer_summarize(layer=team.team).provider.startswith(
+            "llm:"
+        )  # its estimate (~1.1k) fits; it uses 1.5k of 2k
+        result = layer_summarize(layer=team.team, force=True)
+    assert result.provider == "extractive" and any("budget" in w for w in result.warnings)
+    assert len(llm.requests) == 1
+    with override_settings(SUMMARY_DAILY_USD_BUDGET=0.0):
+        assert layer_summarize(layer=team.team, force=True).provider == "extractive"
+
+
+def test_the_real_backoff_waits_1_2_and_4_seconds(llm: FakeLlm, team: Tree) -> None:
+    llm.fail_next = 3
+    started = time.monotonic()
+    assert layer_summarize(layer=team.team).status == "generated"
+    gaps = [b - a for a, b in zip(llm.times, llm.times[1:], strict=False)]
+    assert len(gaps) == 3 and time.monotonic() - started >= 7.0
+    for gap, wanted in zip(gaps, (1.0, 2.0, 4.0), strict=True):
+        assert wanted <= gap < wanted + 0.75, gaps
