@@ -28,6 +28,7 @@ from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
 from apps.assembly.sources import SourceRequest, apply_stand_ins
 from apps.consumption.scope import cached_record_fields, record_fields, scope_of
+from apps.conversations.access import note_served
 from apps.core import background, cache, embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.versions import content_version
@@ -147,11 +148,13 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
     if isinstance(cached, dict):
         answer = _respond_cached(workspace, params, cached, api_key)
         _note_hints(workspace, cached["layer"], params.agent_type, params.group_id, answer)
+        _note_access(answer)
         return answer
     ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = _assemble(workspace=workspace, params=params)
     body = _respond(workspace, params, outcome, api_key)
     _note_hints(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, body)
+    _note_access(body)
     if outcome.partial and 0 <= background.queue_depth() < WARM_QUEUE_LIMIT:
         # Finish in the background; the full context then answers from the cache. Under overload
         # (a long queue) the warm-up is dropped rather than doubling the database's work.
@@ -164,6 +167,11 @@ def context_assemble(*, workspace: Workspace, params: ContextParams, api_key: Ap
             key, {"body": body, "layer": outcome.resolved.layer.pk, "scope": scope}, settings.ASSEMBLY_CACHE_SECONDS
         )
     return {**body, "cached": False, "partial": outcome.partial}
+
+
+def _note_access(body: dict[str, Any]) -> None:
+    """Served items count as accessed (seed 002): buffered here, one batched UPDATE in the background."""
+    note_served(c["id"] for c in body["chunks"] if c["source"] == "item")
 
 
 def _redacted(workspace: Workspace, params: ContextParams) -> ContextParams:

@@ -109,6 +109,10 @@ def _ids(raw: str | None) -> tuple[int, ...]:
 class HistoryApi(APIView):
     """The history tool for LLMs: messages by meaning (`query`), by `task` or by `ids`."""
 
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # `format` names the context's format (as in POST /context/), not DRF's renderer: always JSON.
+        return super().perform_content_negotiation(request, force=True)
+
     @extend_schema(
         parameters=[
             OpenApiParameter("layer", int, description="a layer; its descendants are searched too (default: all)"),
@@ -126,7 +130,8 @@ class HistoryApi(APIView):
         params = request.query_params
         layer_id = parse_int(params.get("layer"), name="layer")
         layer = layer_selectors.layer_get(workspace=workspace, layer_id=layer_id) if layer_id is not None else None
-        limit = parse_int(params.get("limit"), name="limit") or 50
+        limit = parse_int(params.get("limit"), name="limit")
+        limit = 50 if limit is None else limit
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be 1..{MAX_LIMIT}", code="invalid_limit")
         query = params.get("query", "")

@@ -1,0 +1,49 @@
+"""Access count and last access: updated when messages are served, in one batched UPDATE after
+the response (never inside the request)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.conversations.services import items_record_access
+from apps.layers.models import Item
+from tests.conftest import Tenant
+from tests.conversations.conftest import messages
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_serving_messages_counts_their_access_after_the_response(
+    tenant: Tenant, session: int, wait_background: object
+) -> None:
+    ids = messages(tenant, session, ["The deploy runs at noon.", "Deploys need a green build.", "Unrelated turn."])
+    wait_background()  # type: ignore[operator]  # embeddings and communities of the new messages
+    ask = {"layer": session, "query": "deploy", "token_budget": 2000}
+    with CaptureQueriesContext(connection) as queries:
+        body = tenant.client.post("/api/v1/context/", ask, format="json").json()
+    assert not [q for q in queries.captured_queries if "access_count" in q["sql"]]  # not in the request
+    served = [c["id"] for c in body["chunks"] if c["source"] == "item"]
+    assert set(ids) <= set(served)
+    wait_background()  # type: ignore[operator]
+    rows = {i.pk: i for i in Item.objects.filter(pk__in=ids)}
+    assert all(rows[i].access_count == 1 and rows[i].last_accessed_at is not None for i in ids)
+    first_access = rows[ids[0]].last_accessed_at
+    tenant.client.post("/api/v1/context/", ask, format="json")  # a cache hit serves them again
+    tenant.client.get(f"/api/v1/history/?ids={ids[0]}")  # so does the history tool
+    wait_background()  # type: ignore[operator]
+    again = Item.objects.get(pk=ids[0])
+    assert again.access_count == 3 and again.last_accessed_at > first_access
+
+
+def test_one_update_records_a_whole_batch(tenant: Tenant, session: int) -> None:
+    ids = messages(tenant, session, ["a turn", "another turn"])
+    from django.utils import timezone
+
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        assert items_record_access(counts={ids[0]: 2, ids[1]: 1}, at=now) == 2
+    assert len(queries.captured_queries) == 1
+    counts = dict(Item.objects.filter(pk__in=ids).values_list("id", "access_count"))
+    assert counts == {ids[0]: 2, ids[1]: 1}

@@ -1,0 +1,94 @@
+"""Export and import of a session's graph: round trip equal modulo ids; validated input."""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.conversations.communities import communities_refresh
+from apps.layers.embedder import items_embed_pending
+from apps.summaries.models import Summary
+from tests.conftest import Tenant
+from tests.conversations.conftest import AUTH, DATABASE, message, messages
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graph(tenant: Tenant, session: int) -> dict:  # type: ignore[type-arg]
+    contents = [text for pair in zip(AUTH, DATABASE, strict=True) for text in pair]
+    ids = messages(tenant, session, contents, task_ids=["T-1"])
+    fork = message(tenant, session, "Decision: we go with OAuth.", parent=ids[-1], role="assistant")
+    message(tenant, session, "Or passwords after all?", parent=ids[-1])
+    message(tenant, session, "OAuth it is.", parent=fork)
+    tenant.client.post(f"/api/v1/items/{ids[3]}/importance/", {"important": True}, format="json")
+    Summary.objects.create(
+        workspace=tenant.workspace,
+        layer_id=session,
+        depth="sentence",
+        text="Login and database work.",
+        token_count=5,
+        source_hash="abc",
+        generated_at=timezone.now() - timedelta(hours=1),
+        provider="extractive",
+    )
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    communities_refresh(layer_id=session)
+    tenant.client.get("/api/v1/history/", {"ids": str(ids[0])})
+    return tenant.client.get(f"/api/v1/layers/{session}/export/").json()
+
+
+def test_an_export_imported_into_a_new_session_exports_again_equal(
+    tenant: Tenant,
+    session: int,
+    graph: dict,  # type: ignore[type-arg]
+) -> None:
+    assert len(graph["messages"]) == 15 and {c["kind"] for c in graph["communities"]} == {"task", "topic"}
+    assert graph["summaries"][0]["text"] == "Login and database work."
+    forks = [m for m in graph["messages"] if m["content"] == "Or passwords after all?"]
+    assert forks[0]["parent"] == "m12"
+    response = tenant.client.post(
+        "/api/v1/layers/import/", {"parent": tenant.root.pk, "name": "copy", "graph": graph}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    copy_id = response.json()["layer"]
+    assert copy_id != session
+    again = tenant.client.get(f"/api/v1/layers/{copy_id}/export/").json()
+    assert again["layer"]["name"] == "copy"
+    assert {k: v for k, v in again.items() if k != "layer"} == {k: v for k, v in graph.items() if k != "layer"}
+    original = tenant.client.get(f"/api/v1/layers/{session}/branches/").json()
+    copied = tenant.client.get(f"/api/v1/layers/{copy_id}/branches/").json()
+    assert len(copied["forks"]) == 1 and [b["length"] for b in copied["branches"]] == [
+        b["length"] for b in original["branches"]
+    ]
+
+
+def test_an_import_is_validated(tenant: Tenant, other_tenant: Tenant, graph: dict) -> None:  # type: ignore[type-arg]
+    def post(g: dict, parent: int | None = None, client: object = None) -> object:  # type: ignore[type-arg]
+        body = {"parent": parent or tenant.root.pk, "graph": g}
+        return (client or tenant.client).post("/api/v1/layers/import/", body, format="json")  # type: ignore[attr-defined]
+
+    unknown_parent = copy.deepcopy(graph)
+    unknown_parent["messages"][1]["parent"] = "m999"
+    cycle = copy.deepcopy(graph)
+    cycle["messages"][0]["parent"], cycle["messages"][1]["parent"] = "m2", "m1"
+    bad_member = copy.deepcopy(graph)
+    bad_member["communities"][0]["members"].append("nope")
+    for g in (unknown_parent, cycle, bad_member):
+        response = post(g)
+        assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_graph"  # type: ignore[attr-defined]
+    wrong_format = {**graph, "format": "other"}
+    assert post(wrong_format).json()["error"]["code"] == "invalid_graph"  # type: ignore[attr-defined]
+    bad_role = copy.deepcopy(graph)
+    bad_role["messages"][0]["role"] = "robot"
+    assert post(bad_role).status_code == 400  # type: ignore[attr-defined]
+    foreign = post(graph, parent=tenant.root.pk, client=other_tenant.client)
+    assert foreign.status_code == 404 and foreign.json()["error"]["code"] == "layer_not_found"  # type: ignore[attr-defined]
+
+
+def test_export_stays_in_its_workspace(other_tenant: Tenant, session: int) -> None:
+    response = other_tenant.client.get(f"/api/v1/layers/{session}/export/")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "layer_not_found"
