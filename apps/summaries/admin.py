@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from apps.summaries.models import Summary
+from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
 
 
 @admin.register(Summary)
@@ -24,3 +24,16 @@ class SummaryAdmin(admin.ModelAdmin):
     raw_id_fields = ["layer", "personalized_for"]
     readonly_fields = ["token_count", "source_hash", "generated_at"]
     list_select_related = ["layer", "workspace", "personalized_for"]
+
+
+@admin.register(SummaryUsage)
+class SummaryUsageAdmin(admin.ModelAdmin):
+    list_display = ["workspace", "day", "calls", "prompt_tokens", "completion_tokens", "usd"]
+    list_filter = ["workspace"]
+    date_hierarchy = "day"
+
+
+@admin.register(ProviderHealth)
+class ProviderHealthAdmin(admin.ModelAdmin):
+    list_display = ["workspace", "consecutive_failures", "last_failure_at"]
+    readonly_fields = ["last_error"]
