@@ -159,8 +159,11 @@ class ItemOutput(serializers.ModelSerializer):
             "group_id",
             "agent_types",
             "source_refs",
+            "access_count",
+            "last_accessed_at",
             "embedded",
         ]
+        read_only_fields = ["access_count", "last_accessed_at"]
 
 
 def _with_embedded_flag(items: Any) -> Any:

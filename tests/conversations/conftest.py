@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
+from apps.core import background
 from tests.conftest import Tenant
 
 AUTH = [
@@ -63,3 +65,10 @@ def messages(t: Tenant, layer: int, contents: list[str], *, start: datetime | No
 @pytest.fixture
 def session(tenant: Tenant) -> int:
     return make_session(tenant, external_id="sess-graph")
+
+
+@pytest.fixture(autouse=True)
+def _drain_background() -> Iterator[None]:
+    """Transactional tests enqueue real background work; let it finish before the tables are flushed."""
+    yield
+    background.wait_idle(120)

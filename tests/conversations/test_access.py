@@ -47,3 +47,12 @@ def test_one_update_records_a_whole_batch(tenant: Tenant, session: int) -> None:
     assert len(queries.captured_queries) == 1
     counts = dict(Item.objects.filter(pk__in=ids).values_list("id", "access_count"))
     assert counts == {ids[0]: 2, ids[1]: 1}
+
+
+def test_the_items_api_shows_access(tenant: Tenant, session: int) -> None:
+    from django.utils import timezone
+
+    (item,) = messages(tenant, session, ["a turn"])
+    items_record_access(counts={item: 4}, at=timezone.now())
+    body = tenant.client.get(f"/api/v1/items/{item}/").json()
+    assert body["access_count"] == 4 and body["last_accessed_at"] is not None

@@ -115,3 +115,16 @@ def test_a_community_stands_in_for_its_far_away_members(tenant: Tenant, session:
     preview = tenant.client.post("/api/v1/context/preview/", ask, format="json").json()
     reasons = {t["id"]: t["reason"] for t in preview["trace"] if t["source"] == "item"}
     assert all(reasons[i] == "in_community" for i in far)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_communities_follow_message_writes_in_the_background(
+    tenant: Tenant, session: int, wait_background: object
+) -> None:
+    ids = messages(tenant, session, [text for pair in zip(AUTH, DATABASE, strict=True) for text in pair])
+    wait_background()  # type: ignore[operator]  # embeddings first, then this layer's communities
+    topics = Community.objects.filter(layer_id=session, kind="topic").order_by("key")
+    assert [set(c.members.values_list("id", flat=True)) for c in topics] == [set(ids[0::2]), set(ids[1::2])]
+    from apps.conversations.tasks import sweep_communities
+
+    assert sweep_communities.run() == 0  # nothing left to do
