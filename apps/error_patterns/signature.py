@@ -73,7 +73,7 @@ def error_signature(error: str) -> str:
     """The language-agnostic signature of `error` (already redacted): lowercased, squeezed, bounded."""
     lines: list[str] = []
     in_frame = False
-    for line in error.strip().splitlines():
+    for line in error.strip().replace("\r\n", "\n").split("\n"):  # not splitlines(): \x1e is not a line end
         if not line.strip():
             continue
         if _FRAME_LINES.match(line):
