@@ -90,6 +90,8 @@ def _groups(messages: list[_Message]) -> list[dict[str, Any]]:
 def communities_replace(*, layer: Layer, groups: list[dict[str, Any]], now: datetime) -> list[Community]:
     """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids)."""
     with transaction.atomic():
+        # One writer per layer at a time: the after-write task, the sweep and an on-demand POST may overlap.
+        Layer.objects.select_for_update().filter(pk=layer.pk).first()
         Community.objects.filter(layer=layer).delete()
         created = Community.objects.bulk_create(
             [

@@ -128,3 +128,30 @@ def test_communities_follow_message_writes_in_the_background(
     from apps.conversations.tasks import sweep_communities
 
     assert sweep_communities.run() == 0  # nothing left to do
+
+
+def test_the_candidate_source_costs_three_queries_whatever_the_conversation(tenant: Tenant, session: int) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.assembly.sources import SourceRequest
+    from apps.conversations.source import CommunitySource
+
+    ids = messages(tenant, session, [f"Step {i} of the export task." for i in range(60)], task_ids=["EXP-1"])
+    communities_refresh(layer_id=session)
+    request = SourceRequest(
+        workspace_id=tenant.workspace.pk,
+        layer_id=session,
+        layer_name="chat",
+        query="export",
+        error="",
+        agent_type="",
+        group_id="",
+        window_layer_ids=(session,),
+        summary_distance=20,
+    )
+    with CaptureQueriesContext(connection) as queries:
+        (candidate,) = CommunitySource().candidates(request)
+    assert len(queries.captured_queries) == 3
+    assert candidate.metadata["stands_in_for"] == sorted(ids[:39])  # distances 21..59
+    assert CommunitySource().candidates(SourceRequest(**{**request.__dict__, "window_layer_ids": ()})) == []
