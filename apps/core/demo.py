@@ -62,6 +62,9 @@ def demo_seed(*, credentials_path: Path) -> DemoResult:
         credentials = stored if stored is not None and valid else _credentials_renew(workspace=workspace)
     _credentials_write(path=credentials_path, credentials=credentials)
     embedded = items_embed_pending(workspace_id=workspace.pk)
+    from apps.summaries.services import summarize_due_layers
+
+    summarize_due_layers(workspace_id=workspace.pk, extractive=True)  # every layer gets its summaries, offline
     return DemoResult(
         credentials=credentials,
         created=created,

@@ -62,10 +62,10 @@ def _unchanged(rows: list[Summary], digest: str) -> bool:
 
 
 def _pick_provider(
-    *, workspace_id: int, source: Source, reader: Reader | None, now: datetime, sleep: Callable
+    *, workspace_id: int, source: Source, reader: Reader | None, now: datetime, sleep: Callable, extractive: bool
 ) -> tuple[Provider, str | None]:
     """The LLM when configured and within today's budget, else the extractive provider."""
-    if settings.SUMMARY_PROVIDER != "llm":
+    if extractive or settings.SUMMARY_PROVIDER != "llm":
         return ExtractiveProvider(), None
     prompt, completion = llm_estimate(source, reader)
     if not budget.budget_allows(
@@ -176,11 +176,22 @@ def layer_summarize(
     force: bool = False,
     trigger: str = "forced",
     sleep: Callable[[float], None] = time.sleep,
+    extractive: bool = False,
 ) -> SummarizeResult:
     """Regenerate the layer's summaries (all depths; generic, then per reader when personalized).
 
-    `force` ignores skip-if-unchanged. `sleep` is the LLM retry backoff's (tests inject it).
+    `force` ignores skip-if-unchanged; `extractive` uses the extractive provider whatever the
+    settings (the demo seed). `sleep` is the LLM retry backoff's (tests inject it). One run per
+    layer at a time: concurrent triggers (beat, change, API) wait on the layer's config row.
     """
+    with transaction.atomic():
+        LayerConfig.objects.select_for_update().filter(layer=layer).first()
+        return _summarize(layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive)
+
+
+def _summarize(
+    *, layer: Layer, now: datetime | None, force: bool, trigger: str, sleep: Callable[[float], None], extractive: bool
+) -> SummarizeResult:
     now = now or timezone.now()
     started = time.perf_counter()
     config = config_of(layer=layer)
@@ -203,7 +214,7 @@ def layer_summarize(
     with transaction.atomic():
         if force or not generic_current or not config.skip_if_unchanged:
             provider, note = _pick_provider(
-                workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep
+                workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep, extractive=extractive
             )
             result.warnings += [note] if note else []
             try:
@@ -219,7 +230,12 @@ def layer_summarize(
             result.provider = generated.provider
         for reader in todo:
             provider, note = _pick_provider(
-                workspace_id=layer.workspace_id, source=source, reader=reader, now=now, sleep=sleep
+                workspace_id=layer.workspace_id,
+                source=source,
+                reader=reader,
+                now=now,
+                sleep=sleep,
+                extractive=extractive,
             )
             try:
                 generated = _generate(
@@ -282,7 +298,11 @@ def layer_summarize_if_due(
 
 
 def summarize_due_layers(
-    *, workspace_id: int | None = None, now: datetime | None = None, sleep: Callable = time.sleep
+    *,
+    workspace_id: int | None = None,
+    now: datetime | None = None,
+    sleep: Callable = time.sleep,
+    extractive: bool = False,
 ) -> list[SummarizeResult]:
     """The beat sweep: every due layer, deepest first so parents roll up fresh child summaries."""
     now = now or timezone.now()
@@ -299,7 +319,7 @@ def summarize_due_layers(
     results = []
     for layer, reason in due:
         try:
-            results.append(layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep))
+            results.append(layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep, extractive=extractive))
         except Exception:
             log.exception("layer %s: summarization failed", layer.pk)
     return results
