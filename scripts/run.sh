@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# `make run`: migrate, seed the demo once, print how to use it, then serve HTTP and WebSocket with daphne.
+# `make run`: migrate, seed the demo once, print how to use it, then serve HTTP and WebSocket (scripts/serve).
 #
 # With DATABASE_URL unset every step joins the embedded PostgreSQL under var/pgdata; it stops when
-# the last process using it exits, so Ctrl-C (which stops daphne) stops the database too.
+# the last process using it exits, so Ctrl-C (which stops the server) stops the database too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PORT="${PORT:-8000}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export PYTHONUNBUFFERED=1
-export SWEEP_PENDING_ON_START="${SWEEP_PENDING_ON_START:-1}"  # daphne embeds leftovers in the background
+export SWEEP_PENDING_ON_START="${SWEEP_PENDING_ON_START:-1}"  # the server embeds leftovers in the background
 PY=.venv/bin/python
 
 "$PY" manage.py migrate --noinput
 "$PY" manage.py seed_demo --url "http://127.0.0.1:${PORT}/"
 echo "Serving on http://127.0.0.1:${PORT}/ (Ctrl-C stops the server and the embedded database)."
-exec .venv/bin/daphne --bind 127.0.0.1 --port "$PORT" contextarch.asgi:application
+PORT="$PORT" exec scripts/serve

@@ -6,10 +6,19 @@ question still finds items sharing only some of its words), each lexeme's docume
 among the matches gives it an inverse-document-frequency weight, and an item scores the sum
 over its matched lexemes of idf x a saturated, length-normalised term frequency. Without the
 idf, a common word matched twice outranks the one rare word the question is really about.
+
+Its cost grows with the number of matching items: a question made of common words matches a
+large share of a big workspace. A cheap probe counts the matches up to `MATCH_CAP`; past it the
+statement matches on the query's rarest words only (by PostgreSQL's own lexeme frequencies in
+`pg_stats`), still scores every query word on those matches, and takes each word's idf from
+those frequencies, so the work stays bounded whatever the corpus size. Below the cap, nothing
+changes: the statement is exact.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 from django.db import connection
@@ -18,6 +27,10 @@ from apps.layers.filters import ItemFilters
 
 # BM25's k1: how quickly repeated occurrences of a word stop adding to the score.
 K1 = 1.2
+# Past this many matching items, match on the rarest query words only.
+MATCH_CAP = 1000
+# How long the lexeme frequencies read from pg_stats are reused.
+STATS_SECONDS = 300.0
 
 
 @dataclass(frozen=True)
@@ -26,38 +39,140 @@ class KeywordHit:
     rank: float
 
 
+@dataclass(frozen=True)
+class LexemeStats:
+    """Share of all items holding each of the most common lexemes (what ANALYZE sampled)."""
+
+    freq: dict[str, float]
+    rare: float  # the share assumed for a lexeme outside `freq`
+    rows: float
+
+    def of(self, lexeme: str) -> float:
+        return self.freq.get(lexeme, self.rare)
+
+
+_stats: tuple[float, LexemeStats | None] = (-math.inf, None)
+
+
+def _lexeme_stats() -> LexemeStats | None:
+    """PostgreSQL's most-common-lexeme statistics of `search_vector`, cached a few minutes per process."""
+    global _stats
+    fetched_at, stats = _stats
+    if time.monotonic() - fetched_at < STATS_SECONDS:
+        return stats
+    with connection.cursor() as cur:
+        cur.execute(
+            """
+            SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples
+            FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename
+                 AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = s.schemaname)
+            WHERE s.schemaname = current_schema() AND s.tablename = 'layers_item' AND s.attname = 'search_vector'
+            """
+        )
+        row = cur.fetchone()
+    stats = None
+    if row and row[0] and row[1] and row[2] and row[2] > 0:
+        elems, freqs = row[0], row[1]
+        freq = dict(zip(elems, freqs[: len(elems)], strict=True))
+        stats = LexemeStats(freq=freq, rare=min(freq.values()) / 2, rows=float(row[2]))
+    _stats = (time.monotonic(), stats)
+    return stats
+
+
 def keyword_items(*, filters: ItemFilters, query: str, limit: int, corpus_size: int | None = None) -> list[KeywordHit]:
     """Items matching any of the query's words, best first, filtered in the same statement.
 
     `corpus_size` is the number of items in scope for the idf (the matches' count when unknown).
+    One statement when the matches are at most MATCH_CAP; past it, a second on the rarest words.
     """
     if not query.strip() or not filters.layer_ids:
         return []
     where, params = filters.sql()
-    sql = f"""
-        WITH terms AS (
-            SELECT DISTINCT plainto_tsquery('simple', lexeme) AS tq
-            FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme
-        ),
-        q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '')::tsquery AS tsq),
-        hits AS MATERIALIZED (
-            SELECT id, search_vector, length(search_vector) AS len FROM layers_item, q
-            WHERE q.tsq IS NOT NULL AND search_vector @@ q.tsq AND {" AND ".join(where)}
-        ),
-        df AS (
-            SELECT terms.tq, count(hits.id) AS n FROM terms JOIN hits ON hits.search_vector @@ terms.tq
-            GROUP BY terms.tq
-        ),
-        stats AS (SELECT greatest(coalesce(%s, (SELECT count(*) FROM hits)), 1) AS n,
-                         greatest((SELECT avg(len) FROM hits), 1) AS avglen)
-        SELECT hits.id,
-               sum(ln(1 + (stats.n - df.n + 0.5) / (df.n + 0.5))
-                   * (ts_rank(hits.search_vector, df.tq, 0) * 10 * ({K1} + 1))
-                   / (ts_rank(hits.search_vector, df.tq, 0) * 10 + {K1} * (0.25 + 0.75 * hits.len / stats.avglen)))
-               AS score
-        FROM hits JOIN df ON hits.search_vector @@ df.tq CROSS JOIN stats
-        GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT %s
-    """
+    conditions = " AND ".join(where)
     with connection.cursor() as cur:
-        cur.execute(sql, [query, query, *params, corpus_size, limit])
+        cur.execute(
+            _EXACT.format(where=conditions, k1=K1, cap=MATCH_CAP),
+            [query, query, *params, corpus_size, limit, query],
+        )
+        rows = cur.fetchall()
+        if not (rows and rows[0][0] is None):
+            return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in rows]
+        lexemes: list[str] = rows[0][2]
+        stats = _lexeme_stats()
+        if stats is None:  # never analyzed: score every match
+            cur.execute(
+                _EXACT.format(where=conditions, k1=K1, cap="NULL"), [query, query, *params, corpus_size, limit, query]
+            )
+            return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in cur.fetchall()]
+        # Rarest words first, until they are expected to match MATCH_CAP items (words outside the
+        # statistics may match nothing, so the word that crosses the cap is kept too).
+        chosen, expected = [], 0.0
+        for lexeme in sorted(lexemes, key=stats.of):
+            chosen.append(lexeme)
+            expected += stats.of(lexeme) * stats.rows
+            if expected >= MATCH_CAP:
+                break
+        eps = 0.5 / max(stats.rows, 1.0)
+        idf = [math.log(1 + (1 - stats.of(x) + eps) / (stats.of(x) + eps)) for x in lexemes]
+        cur.execute(_PRUNED.format(where=conditions, k1=K1), [lexemes, idf, chosen, *params, limit])
         return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in cur.fetchall()]
+
+
+# Every match scored; each word's idf from its document frequency among the matches. Past `cap`
+# matches nothing is scored: a single row (NULL, NULL, the query's lexemes) says so.
+_EXACT = """
+    WITH terms AS (
+        SELECT DISTINCT plainto_tsquery('simple', lexeme) AS tq
+        FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme
+    ),
+    q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '')::tsquery AS tsq),
+    hits AS MATERIALIZED (
+        SELECT id, search_vector, length(search_vector) AS len FROM layers_item, q
+        WHERE q.tsq IS NOT NULL AND search_vector @@ q.tsq AND {where}
+        LIMIT {cap} + 1
+    ),
+    overflow AS (SELECT coalesce((SELECT count(*) FROM hits) > {cap}, false) AS over),
+    pairs AS MATERIALIZED (
+        SELECT hits.id, hits.len, ts_rank(hits.search_vector, terms.tq, 0) * 10 AS tf,
+               count(*) OVER (PARTITION BY terms.tq) AS df
+        FROM hits JOIN terms ON hits.search_vector @@ terms.tq, overflow
+        WHERE NOT overflow.over
+    ),
+    stats AS (SELECT greatest(coalesce(%s, (SELECT count(*) FROM hits)), 1) AS n,
+                     greatest((SELECT avg(len) FROM hits), 1) AS avglen)
+    (SELECT pairs.id,
+            sum(ln(1 + (stats.n - pairs.df + 0.5) / (pairs.df + 0.5))
+                * (pairs.tf * ({k1} + 1)) / (pairs.tf + {k1} * (0.25 + 0.75 * pairs.len / stats.avglen)))::float8
+            AS score,
+            NULL::text[] AS lexemes
+     FROM pairs CROSS JOIN stats
+     GROUP BY pairs.id ORDER BY score DESC, pairs.id LIMIT %s)
+    UNION ALL
+    SELECT NULL, NULL, tsvector_to_array(to_tsvector('english', %s)) FROM overflow WHERE overflow.over
+"""
+
+# Matches on the chosen (rarest) words only; every query word scored; idf from pg_stats frequencies.
+_PRUNED = """
+    WITH terms AS (
+        SELECT plainto_tsquery('simple', t.lexeme) AS tq, t.idf
+        FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)
+    ),
+    chosen AS (
+        SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery AS tsq
+        FROM unnest(%s::text[]) AS lexeme
+    ),
+    hits AS MATERIALIZED (
+        SELECT id, search_vector, length(search_vector) AS len FROM layers_item, chosen
+        WHERE search_vector @@ chosen.tsq AND {where}
+    ),
+    pairs AS MATERIALIZED (
+        SELECT hits.id, hits.len, terms.idf, ts_rank(hits.search_vector, terms.tq, 0) * 10 AS tf
+        FROM hits JOIN terms ON hits.search_vector @@ terms.tq
+    ),
+    stats AS (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
+    SELECT pairs.id,
+           sum(pairs.idf * (pairs.tf * ({k1} + 1)) / (pairs.tf + {k1} * (0.25 + 0.75 * pairs.len / stats.avglen)))
+           AS score
+    FROM pairs CROSS JOIN stats
+    GROUP BY pairs.id ORDER BY score DESC, pairs.id LIMIT %s
+"""

@@ -2,7 +2,7 @@
 context requests in-process and over HTTP (p50/p95/p99, throughput) against the issue's targets.
 
 `corpus` makes the content and the requests, `seed` loads the workspace, `clients` send the requests,
-`server` starts daphne, `report` turns samples into lines, `run` puts them together.
+`server` starts the uvicorn workers of `scripts/serve`, `report` turns samples into lines, `run` puts them together.
 """
 
 from __future__ import annotations

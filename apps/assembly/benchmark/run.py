@@ -12,7 +12,7 @@ from apps.assembly.benchmark.clients import run_http, run_in_process
 from apps.assembly.benchmark.corpus import request_bodies
 from apps.assembly.benchmark.report import Summary, seed_line, summarize, summary_line, target_lines
 from apps.assembly.benchmark.seed import Seeded
-from apps.assembly.benchmark.server import daphne_server
+from apps.assembly.benchmark.server import http_server
 
 MODES = ("vector", "text")
 
@@ -27,6 +27,7 @@ class BenchOptions:
     budget: int
     url: str | None  # a running server that uses this database; else `server` starts one
     server: bool
+    workers: int = 4  # server processes, when `server`
 
 
 @contextmanager
@@ -34,7 +35,7 @@ def _served(options: BenchOptions) -> Iterator[str]:
     if options.url:
         yield options.url
     else:
-        with daphne_server() as base:
+        with http_server(workers=options.workers) as base:
             yield base
 
 

@@ -1,4 +1,4 @@
-"""A daphne subprocess for the HTTP half of the benchmark, serving this process's own database."""
+"""The HTTP server of the benchmark (uvicorn workers, as `make run` serves), on this process's own database."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _wait_until_serving(process: subprocess.Popen[bytes], port: int, log: Path, 
     deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"daphne did not start serving on port {port}:\n{log.read_text()[-2000:]}")
+            raise RuntimeError(f"the server did not start serving on port {port}:\n{log.read_text()[-2000:]}")
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
         try:
             conn.request("GET", "/metrics")
@@ -47,16 +47,24 @@ def _wait_until_serving(process: subprocess.Popen[bytes], port: int, log: Path, 
 
 
 @contextmanager
-def daphne_server(*, timeout: float = 90) -> Iterator[str]:
-    """A daphne on a free port of 127.0.0.1 that uses this process's database; yields its base URL."""
+def http_server(*, workers: int, timeout: float = 90) -> Iterator[str]:
+    """`scripts/serve` with `workers` processes on a free port of 127.0.0.1, using this process's
+    database; yields its base URL."""
     port = _free_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    daphne = str(Path(sys.executable).parent / "daphne")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "WEB_WORKERS": str(workers),
+        "PYTHON": sys.executable,
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "daphne.log"
+        log = Path(tmp) / "server.log"
         with log.open("wb") as output:
             process = subprocess.Popen(
-                [daphne, "--bind", "127.0.0.1", "--port", str(port), "contextarch.asgi:application"],
+                [str(Path(settings.BASE_DIR) / "scripts" / "serve")],
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=output,

@@ -13,7 +13,8 @@ from apps.assembly.benchmark import MODES, BenchOptions, bench_delete, bench_pat
 class Command(BaseCommand):
     help = (
         "Seed a synthetic workspace of --items items, then time --queries assemblies per mode in-process and "
-        "over HTTP with --concurrency clients (--server starts daphne; --url uses a server on this database). "
+        "over HTTP with --concurrency clients (--server starts scripts/serve with --workers processes; --url uses a "
+        "server on this database). "
         "The workspace is deleted afterwards unless --keep."
     )
 
@@ -23,13 +24,14 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=8, help="HTTP client threads")
         parser.add_argument("--budget", type=int, default=4000)
         parser.add_argument("--url", help="base URL of a running server that uses this database")
-        parser.add_argument("--server", action="store_true", help="start a daphne subprocess on a free port")
+        parser.add_argument("--server", action="store_true", help="start scripts/serve on a free port")
+        parser.add_argument("--workers", type=int, default=4, help="server processes with --server")
         parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1:
-            raise CommandError("--items and --concurrency must be >= 1, --queries >= 2")
+        if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1 or options["workers"] < 1:
+            raise CommandError("--items, --concurrency and --workers must be >= 1, --queries >= 2")
         options_ = BenchOptions(
             modes=MODES if options["mode"] == "both" else (options["mode"],),
             queries=options["queries"],
@@ -37,6 +39,7 @@ class Command(BaseCommand):
             budget=options["budget"],
             url=options["url"],
             server=options["server"],
+            workers=options["workers"],
         )
         seeded = bench_seed(items=options["items"])
         try:

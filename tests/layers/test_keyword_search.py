@@ -1,0 +1,76 @@
+"""Keyword search: exact BM25 below the match cap, bounded work on the rarest words above it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.db import connection
+
+from apps.layers import keyword_search
+from apps.layers.filters import ItemFilters
+from apps.layers.services import ItemInput, items_create
+from tests.conftest import Tenant
+
+# 24 items with "alpha", 12 of them also "beta", 3 items with the rare "zanzibar" too, one "beta" only.
+TEXTS = (
+    [f"Alpha notes number {n} about deployment." for n in range(12)]
+    + [f"Alpha and beta notes number {n} about deployment." for n in range(12)]
+    + [f"Zanzibar runbook {n}: alpha and beta steps." for n in range(3)]
+    + ["Beta only note."]
+)
+
+
+@pytest.fixture
+def corpus(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> tuple[ItemFilters, dict[int, str]]:
+    items = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in TEXTS])
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE layers_item")
+    monkeypatch.setattr(keyword_search, "_stats", (-math.inf, None))  # forget statistics read by earlier tests
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    return filters, {item.pk: item.content for item in items}
+
+
+def test_below_the_cap_every_match_is_scored_and_the_rare_word_wins(
+    corpus: tuple[ItemFilters, dict[int, str]], django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    filters, content = corpus
+    with django_assert_num_queries(1):
+        hits = keyword_search.keyword_items(filters=filters, query="zanzibar alpha", limit=50)
+    assert len(hits) == 27  # every item with alpha or zanzibar
+    assert all(content[h.item_id].startswith("Zanzibar") for h in hits[:3])
+    assert hits[0].rank > hits[3].rank
+
+
+def test_past_the_cap_only_the_rarest_words_are_matched_but_all_are_scored(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch, django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    filters, content = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    # the capped exact attempt, the lexeme statistics (then cached), the pruned statement
+    with django_assert_num_queries(3):
+        hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
+    texts = [content[h.item_id] for h in hits]
+    # zanzibar (rarest), then beta, which crosses the cap; alpha-only items are not matched
+    assert len(hits) == 16 and not any(t.startswith("Alpha notes") for t in texts)
+    assert all(t.startswith("Zanzibar") for t in texts[:3])
+    assert "Beta only note." in texts
+    with django_assert_num_queries(2):  # statistics come from the process cache now
+        assert keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50) == hits
+
+
+def test_past_the_cap_without_statistics_every_match_is_scored(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, _ = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    with connection.cursor() as cur:  # as before the first ANALYZE (PostgreSQL 18; rolled back after the test)
+        cur.execute("SELECT pg_clear_attribute_stats(current_schema(), 'layers_item', 'search_vector', false)")
+    hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
+    assert len(hits) == 28
+
+
+def test_a_query_without_words_or_matches_finds_nothing(corpus: tuple[ItemFilters, dict[int, str]]) -> None:
+    filters, _ = corpus
+    assert keyword_search.keyword_items(filters=filters, query="the of and", limit=10) == []
+    assert keyword_search.keyword_items(filters=filters, query="quixotic", limit=10) == []
