@@ -15,12 +15,12 @@ from apps.redaction.spans import Span
 
 # Key names ending in one of these hold secrets (DB_PASSWORD, "apiKey", aws_secret_access_key, ...).
 _SECRET_WORDS = (
-    r"password|passwd|passphrase|pwd|(?<![A-Za-z])pass|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+    r"password|passwd|passphrase|pwd|(?<![A-Za-z])pass|secret|token|api[_\- ]?key|apikey|access[_\-]?key"
     r"|private[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key|account[_\-]?key"
     r"|shared[_\-]?access[_\-]?key|license[_\-]?key|session[_\-]?(?:id|key)|sessionid|credentials?"
     r"|(?<![A-Za-z])auth|cookie|(?<![A-Za-z])sig|signature"
 )
-_KEY = rf"(?P<key>[A-Za-z0-9_.\-]*?(?:{_SECRET_WORDS}))"
+_KEY = rf"(?P<key>[A-Za-z0-9_.\-]{{0,40}}?(?:{_SECRET_WORDS}))"
 _QUOTE = r"(?P<q>\\?[\"'`])"
 _PAIR = re.compile(
     rf"""(?ix)
@@ -30,7 +30,7 @@ _PAIR = re.compile(
       |(?P<uv>[^\s"'`,;&<>(){{}}\[\]]+))             # or a bare one
     """
 )
-_XML = re.compile(rf"(?i)<(?P<tag>[A-Za-z0-9_.\-]*?(?:{_SECRET_WORDS}))>(?P<v>[^<\n]{{1,500}})</(?P=tag)>")
+_XML = re.compile(rf"(?i)<(?P<tag>[A-Za-z0-9_.\-]{{0,40}}?(?:{_SECRET_WORDS}))>(?P<v>[^<\n]{{1,500}})</(?P=tag)>")
 _PLACEHOLDER = re.compile(
     r"""(?ix)^(?:none|null|nil|undefined|true|false|empty|yes|no|n/?a|tbd|todo|redacted|hidden|masked|secret
     |password|token|\*+|x{3,}|\.{2,}|…|-+|_+|\?+|<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?
@@ -59,6 +59,8 @@ def _secret_value(key: str, sep: str, value: str, quoted: bool, text: str, end: 
         return False  # counts and sizes: token=0, session_id=12
     if lowered.endswith(("sig", "signature")) and not quoted and "=" not in sep and len(value) < 16:
         return False
+    if not quoted and text[end : end + 1] in ("(", "["):
+        return False  # code, not a value: api_key = os.getenv("OPENAI_API_KEY")
     if "public" in lowered:
         return False  # public keys and .NET's PublicKeyToken are meant to be seen
     if not quoted and ":" in sep and "=" not in sep:
@@ -108,7 +110,7 @@ _AUTH = re.compile(
 )
 _BEARER = re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=\-]{16,})")
 _HEADER = re.compile(
-    r"""(?imx)(?<![A-Za-z0-9\-])(?P<name>x-[a-z0-9\-]*(?:api-?key|token|secret|auth|signature|password|session|key)
+    r"""(?imx)(?<![A-Za-z0-9\-])(?P<name>x-[a-z0-9\-]{0,40}?(?:api-?key|token|secret|auth|signature|password|session|key)
     |api-?key|private-token|ocp-apim-subscription-key|x-amz-security-token|x-csrf-token
     |(?:set-)?cookie)\\?["']?\s*:\s*\\?["']?(?P<v>[^\n"'\\]+)"""
 )
@@ -152,7 +154,7 @@ _URL_PASSWORD = re.compile(
 )
 _URL_TOKEN_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<v>[A-Za-z0-9_\-.]{16,})@[A-Za-z0-9\-]")
 _QUERY = re.compile(
-    r"""(?ix)[?&;](?P<k>(?:[a-z0-9_\-]*[_\-])?(?:token|key|secret|password|passwd|pwd|pass|sig|signature|apikey|code
+    r"""(?ix)[?&;](?P<k>(?:[a-z0-9_\-]{0,40}[_\-])?(?:token|key|secret|password|passwd|pwd|pass|sig|signature|apikey|code
     |session|sessionid|sid|credential|auth)|x-amz-[a-z\-]+|x-goog-[a-z\-]+)=(?P<v>[^&\s#"'<>]+)"""
 )
 
@@ -182,6 +184,12 @@ _FLAG = re.compile(
 _MYSQL = re.compile(
     r"""\bmysql(?:dump|admin|import|sh)?\b[^\n]*?(?<!\S)-p(?P<v>[^\s'"\-][^\s'"]{2,}|'[^']+'|"[^"]+")"""
 )
+_CURL_USER = re.compile(r"""(?<![\w-])(?:-u|--user|--proxy-user)[ =]?(?P<q>["']?)[^\s:"']+:(?P<v>[^\s"']+)(?P=q)""")
+_REDIS_CLI = re.compile(r"""\bredis-cli\b[^\n]*?(?<!\S)(?:-a|--pass)\s+(?P<q>["']?)(?P<v>[^\s"']+)(?P=q)""")
+_ORACLE = re.compile(
+    r"(?:jdbc:oracle:\w+:@?|\b(?:sqlplus|sqlldr|expdp|impdp)\s+(?:-\w+\s+)*)[\w.$#]+/(?P<v>[^\s/@\"']+)@"
+)
+_NETRC = re.compile(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<v>\S+)")
 _SSHPASS = re.compile(r"""\bsshpass\b[^\n]*?(?<!\S)-p\s*(?P<v>'[^']+'|"[^"]+"|[^\s'"]+)""")
 
 
@@ -191,7 +199,7 @@ def find_flags(text: str) -> Iterator[Span]:
         group = "qv" if quoted else "uv"
         if _secret_value(m.group("key"), "=", m.group(group), quoted, text, m.end(group)):
             yield Span(m.start(group), m.end(group), _kind(m.group("key")))
-    for pattern in (_MYSQL, _SSHPASS):
+    for pattern in (_MYSQL, _SSHPASS, _CURL_USER, _NETRC, _REDIS_CLI, _ORACLE):
         for m in pattern.finditer(text):
             yield Span(m.start("v"), m.end("v"), "password")
 
@@ -201,11 +209,22 @@ _SPOKEN = re.compile(
 )
 
 
+_SPOKEN_BARE = re.compile(r"(?i)\b(?:password|passphrase|passwd)\s+(?:is|was)\s+(?P<v>[^\s\"'`,;]{3,100})")
+
+
 def find_spoken(text: str) -> Iterator[Span]:
-    """`password "hunter2" is too weak`: a quoted value right after the word password."""
+    """`password "hunter2" is too weak`, `my password is hunter2`: a value right after the word password.
+
+    Unquoted, it must look like a password (a digit or a symbol in it), not a word ("is required").
+    """
     for m in _SPOKEN.finditer(text):
         if not _PLACEHOLDER.match(m.group("v")):
             yield Span(m.start("v"), m.end("v"), "password")
+    for m in _SPOKEN_BARE.finditer(text):
+        value = m.group("v").rstrip(".!?")
+        if value.lower() in _STOPWORDS or _PLACEHOLDER.match(value) or value.isalpha():
+            continue
+        yield Span(m.start("v"), m.start("v") + len(value), "password")
 
 
 CONTEXT_FINDERS = (find_headers, find_urls, find_flags, find_pairs, find_spoken)

@@ -25,6 +25,7 @@ _WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
 _CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}")
 _DIGEST_PREFIX = re.compile(r"^(?:sha(?:1|224|256|384|512)|md5)[-:_]", re.IGNORECASE)
 # Stripe-style object ids (ch_3Mml..., pi_..., job_...): a short lowercase prefix and a short body.
+_ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 _OBJECT_ID = re.compile(r"^[a-z]{2,10}_[A-Za-z0-9]{6,32}$")
 # A value labelled as an identifier ("request id: ...", "host id: ...", "trace_id=...").
 _ID_LABEL = re.compile(
@@ -79,8 +80,9 @@ def find_random_tokens(text: str) -> Iterator[Span]:
         token = m.group()
         if _DIGEST_PREFIX.match(token) or _OBJECT_ID.match(token):
             continue
-        if _ID_LABEL.search(text[max(0, m.start() - 30) : m.start()]):
-            continue
+        before = text[max(0, m.start() - 30) : m.start()]
+        if _ID_LABEL.search(before) or before.endswith("base64,") or _ULID.match(token):
+            continue  # labelled ids, data: URIs, ULIDs
         yield from _judge(token, m.start())
 
 
