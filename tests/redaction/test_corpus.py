@@ -13,43 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from apps.redaction.evaluation import figures
 from apps.redaction.redactor import redact
 
 HERE = Path(__file__).parent
 SECRETS = json.loads((HERE / "secrets.json").read_text())
 BENIGN = json.loads((HERE / "benign.json").read_text())
-
-
-def corpus_figures() -> dict[str, float]:
-    """Recall over secrets, benign messages unchanged, and finding-level precision over both sets."""
-    secrets = caught = 0
-    true_findings = all_findings = 0
-    for case in SECRETS:
-        result = redact(case["text"])
-        for secret in case["secrets"]:
-            secrets += 1
-            caught += secret not in result.text
-        for finding in result.findings:
-            all_findings += 1
-            span = case["text"][finding.start : finding.end]
-            true_findings += any(span in s or s in span or _overlaps(case["text"], s, finding) for s in case["secrets"])
-    unchanged = 0
-    for case in BENIGN:
-        result = redact(case["text"])
-        unchanged += result.text == case["text"]
-        all_findings += len(result.findings)
-    return {
-        "secrets": secrets,
-        "recall": caught / secrets,
-        "benign": len(BENIGN),
-        "benign_unchanged": unchanged / len(BENIGN),
-        "finding_precision": true_findings / all_findings if all_findings else 1.0,
-    }
-
-
-def _overlaps(text: str, secret: str, finding: object) -> bool:
-    start = text.find(secret)
-    return start >= 0 and start < finding.end and finding.start < start + len(secret)  # type: ignore[attr-defined]
 
 
 def test_the_corpus_is_big_enough() -> None:
@@ -72,11 +41,21 @@ def test_it_leaves_benign_messages_unchanged(case: dict[str, str]) -> None:
 
 
 def test_it_reports_precision_and_recall() -> None:
-    figures = corpus_figures()
-    print(f"\nredaction corpus: {json.dumps(figures)}")
-    assert figures["recall"] == 1.0
-    assert figures["benign_unchanged"] == 1.0
-    assert figures["finding_precision"] >= 0.95
+    result = figures(SECRETS, BENIGN)
+    print(f"\nredaction corpus: {json.dumps({k: v for k, v in result.items() if k not in ('missed', 'changed')})}")
+    assert result["recall"] == 1.0, result["missed"]
+    assert result["benign_unchanged"] == 1.0, result["changed"]
+    assert result["finding_precision"] >= 0.95
+
+
+def test_the_command_prints_the_figures() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("redaction_eval", "--corpus", str(HERE), stdout=out)
+    assert "recall 1.0000" in out.getvalue() and "unchanged 1.0000" in out.getvalue()
 
 
 @pytest.mark.parametrize(
