@@ -238,6 +238,7 @@ def patterns_expire(*, now: datetime | None = None, ttl_days: int | None = None)
     workspaces = set(stale.values_list("workspace_id", flat=True).distinct())
     _, by_model = stale.delete()
     count = by_model.get(ErrorPattern._meta.label, 0)
+    HintInjection.objects.filter(created_at__lt=cutoff).delete()  # never followed by an attempt
     for workspace_id in workspaces:
         content_changed(workspace_id)
     ERROR_PATTERNS_EXPIRED.inc(count)

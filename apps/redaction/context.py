@@ -209,7 +209,10 @@ _SPOKEN = re.compile(
 )
 
 
-_SPOKEN_BARE = re.compile(r"(?i)\b(?:password|passphrase|passwd)\s+(?:is|was)\s+(?P<v>[^\s\"'`,;]{3,100})")
+_SPOKEN_BARE = re.compile(
+    r"(?i)\b(?P<key>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?key|secret(?:[ _\-]?key)?"
+    r"|(?:auth |access |api )?token)\s+(?:is|was)\s+(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;()]{3,100})(?P=q)"
+)
 
 
 def find_spoken(text: str) -> Iterator[Span]:
@@ -222,9 +225,9 @@ def find_spoken(text: str) -> Iterator[Span]:
             yield Span(m.start("v"), m.end("v"), "password")
     for m in _SPOKEN_BARE.finditer(text):
         value = m.group("v").rstrip(".!?")
-        if value.lower() in _STOPWORDS or _PLACEHOLDER.match(value) or value.isalpha():
+        if value.lower() in _STOPWORDS or _PLACEHOLDER.match(value) or (value.isalpha() and not m.group("q")):
             continue
-        yield Span(m.start("v"), m.start("v") + len(value), "password")
+        yield Span(m.start("v"), m.start("v") + len(value), _kind(m.group("key")))
 
 
 CONTEXT_FINDERS = (find_headers, find_urls, find_flags, find_pairs, find_spoken)

@@ -24,8 +24,16 @@ _WORD = re.compile(r"^[a-z]{3,}$|^[A-Z][a-z]{2,}$")
 _WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
 _CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}")
 _DIGEST_PREFIX = re.compile(r"^(?:sha(?:1|224|256|384|512)|md5)[-:_]", re.IGNORECASE)
-# Stripe-style object ids (ch_3Mml..., pi_..., job_...): a short lowercase prefix and a short body.
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|X509 CRL|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST"
+    r"|PGP PUBLIC KEY BLOCK|PGP SIGNATURE)-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)"
+)
+_PUBLIC_PREFIX = re.compile(
+    r"(?:\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com"
+    r"|sk-ecdsa-sha2-nistp256@openssh\.com) |(?i:\b(?:sha(?:1|224|256|384|512)|md5))[:=])$"
+)
 _ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+# Stripe-style object ids (ch_3Mml..., pi_..., job_...): a short lowercase prefix and a short body.
 _OBJECT_ID = re.compile(r"^[a-z]{2,10}_[A-Za-z0-9]{6,32}$")
 # A value labelled as an identifier ("request id: ...", "host id: ...", "trace_id=...").
 _ID_LABEL = re.compile(
@@ -76,13 +84,21 @@ def looks_random(token: str, min_length: int = MIN_LENGTH) -> bool:
 
 
 def find_random_tokens(text: str) -> Iterator[Span]:
+    public = [m.span() for m in _PUBLIC_BLOCK.finditer(text)] if "-----BEGIN" in text else []
     for m in _CANDIDATE.finditer(text):
+        if any(start <= m.start() < end for start, end in public):
+            continue  # certificates and public keys are meant to be seen
         token = m.group()
         if _DIGEST_PREFIX.match(token) or _OBJECT_ID.match(token):
             continue
         before = text[max(0, m.start() - 30) : m.start()]
-        if _ID_LABEL.search(before) or before.endswith("base64,") or _ULID.match(token):
-            continue  # labelled ids, data: URIs, ULIDs
+        if (
+            _ID_LABEL.search(before)
+            or before.endswith("base64,")
+            or _ULID.match(token)
+            or _PUBLIC_PREFIX.search(before)
+        ):
+            continue  # labelled ids, data: URIs, ULIDs, SSH public keys and fingerprints
         yield from _judge(token, m.start())
 
 

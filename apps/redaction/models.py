@@ -26,5 +26,17 @@ class AllowlistEntry(models.Model):
             models.UniqueConstraint(fields=["workspace", "kind", "value"], name="uniq_redaction_allow"),
         ]
 
+    def clean(self) -> None:
+        """The admin validates like the API: a pattern must compile."""
+        import re
+
+        from django.core.exceptions import ValidationError
+
+        if self.kind == AllowKind.PATTERN:
+            try:
+                re.compile(self.value)
+            except re.error as exc:
+                raise ValidationError({"value": f"not a valid regular expression: {exc}"}) from exc
+
     def __str__(self) -> str:
         return f"{self.kind}: {self.value[:60]}"

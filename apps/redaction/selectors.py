@@ -39,5 +39,13 @@ def workspace_allow(workspace_id: int) -> Allow:
     if not rows:
         return NO_ALLOW
     exact = frozenset(value for kind, value in rows if kind == AllowKind.EXACT)
-    patterns = tuple(re.compile(value) for kind, value in rows if kind == AllowKind.PATTERN)
+    patterns = tuple(p for kind, value in rows if kind == AllowKind.PATTERN and (p := _compiled(value)) is not None)
     return Allow(exact=exact, patterns=patterns)
+
+
+def _compiled(value: str) -> re.Pattern[str] | None:
+    """The entry's regex; one written around the API (admin, shell) that does not compile allows nothing."""
+    try:
+        return re.compile(value)
+    except re.error:
+        return None
