@@ -15,11 +15,11 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Value
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Q, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -306,7 +306,14 @@ def summarize_due_layers(
 ) -> list[SummarizeResult]:
     """The beat sweep: every due layer, deepest first so parents roll up fresh child summaries."""
     now = now or timezone.now()
-    layers = Layer.objects.select_related("config")
+    interval = ExpressionWrapper(F("config__update_interval_seconds") * Value(timedelta(seconds=1)), DurationField())
+    maybe_due = (  # the SQL pre-filter; trigger_reason decides on the validated config
+        Q(config__isnull=True)
+        | Q(config__last_summarized_at__isnull=True)
+        | Q(config__changes_since_summary__gte=F("config__update_on_changes"))
+        | Q(config__last_summarized_at__lte=ExpressionWrapper(Value(now) - interval, DateTimeField()))
+    )
+    layers = Layer.objects.select_related("config").filter(maybe_due)
     if workspace_id is not None:
         layers = layers.filter(workspace_id=workspace_id)
     due = []

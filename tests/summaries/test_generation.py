@@ -144,3 +144,24 @@ def test_the_change_trigger_fires_after_commit_of_item_writes(wait_background) -
     assert LayerConfig.objects.get(layer=t.session).changes_since_summary == 0
     # the regenerated session counted as one change of its project
     assert LayerConfig.objects.get(layer=t.project).changes_since_summary == 1
+
+
+def test_the_beat_sweep_takes_exactly_the_layers_whose_interval_has_passed(tenant: Tenant) -> None:
+    t = tree(tenant)
+    for layer in (t.company, t.team, t.session):
+        facts(layer, TEAM_FACTS[:2])
+    start = timezone.now()
+    first = summarize_due_layers(workspace_id=tenant.workspace.pk, now=start)
+    # the project has no items of its own but rolls up its session's summary
+    assert {r.layer_id for r in first if r.status == "generated"} == {
+        t.company.pk,
+        t.org.pk,
+        t.team.pk,
+        t.project.pk,
+        t.session.pk,
+    }
+    assert summarize_due_layers(workspace_id=tenant.workspace.pk, now=start + timedelta(minutes=4)) == []
+    later = summarize_due_layers(workspace_id=tenant.workspace.pk, now=start + timedelta(minutes=6))
+    assert [(r.layer_id, r.reason) for r in later] == [(t.session.pk, "unchanged")]  # 5-minute session interval
+    hourly = summarize_due_layers(workspace_id=tenant.workspace.pk, now=start + timedelta(minutes=61))
+    assert {r.layer_id for r in hourly} == {t.company.pk, t.org.pk, t.team.pk, t.project.pk, t.session.pk}
