@@ -203,6 +203,9 @@ def _summarize(
     personal_rows: dict[int, list[Summary]] = {}
     for row in Summary.objects.filter(layer=layer, personalized_for__isnull=False):
         personal_rows.setdefault(row.personalized_for_id, []).append(row)  # type: ignore[arg-type]
+    gone = set(personal_rows) - {r.user_id for r in readers}
+    if gone:  # readers without recent session content (or a layer no longer personalized) read the generic one
+        Summary.objects.filter(layer=layer, personalized_for_id__in=gone).delete()
     todo = [r for r in readers if force or not _unchanged(personal_rows.get(r.user_id, []), _personal_hash(source, r))]
     generic_current = _unchanged(existing, source.digest)
     if not force and config.skip_if_unchanged and generic_current and not todo:

@@ -93,3 +93,18 @@ def test_the_summaries_api_and_the_context_api_serve_the_reader_their_summary(te
     team_chunk = [c for c in as_alice["chunks"] if c["source"] == "summary" and c["layer"] == t.team.pk]
     assert team_chunk and "For alice:" in team_chunk[0]["text"]
     assert "For alice:" not in anonymous["context"]
+
+
+def test_a_reader_whose_session_content_aged_out_gets_the_generic_summary_again(tenant: Tenant) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    t = tree(tenant)
+    alice = _member(tenant, "alice")
+    facts(t.team, TEAM_FACTS)
+    _talk(t, "alice", [CONCERN])
+    layer_summarize(layer=t.team)
+    assert Summary.objects.filter(layer=t.team, personalized_for_id=alice).count() == 3
+    layer_summarize(layer=t.team, now=timezone.now() + timedelta(days=15), trigger="interval")
+    assert not Summary.objects.filter(layer=t.team, personalized_for_id=alice).exists()
