@@ -169,6 +169,7 @@ class PatternListApi(APIView):
         parameters=[
             OpenApiParameter("signature", str, required=False, description="substring of the signature"),
             OpenApiParameter("min_confidence", float, required=False),
+            OpenApiParameter("confidence", float, required=False, description="same as min_confidence"),
             OpenApiParameter("max_confidence", float, required=False),
         ],
         responses=PatternOutput(many=True),
@@ -176,8 +177,8 @@ class PatternListApi(APIView):
     def get(self, request: Request) -> Response:
         patterns = selectors.patterns_list(
             workspace=request.user.workspace,
-            signature=(request.query_params.get("signature") or "").strip().lower(),
-            min_confidence=_float_param(request, "min_confidence"),
+            signature=(request.query_params.get("signature") or "").strip(),
+            min_confidence=_float_param(request, "min_confidence") or _float_param(request, "confidence"),
             max_confidence=_float_param(request, "max_confidence"),
         )
         paginator = DefaultPagination()

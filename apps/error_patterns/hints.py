@@ -28,7 +28,7 @@ class ErrorHintSource:
         if not error.strip():
             error = last_failed_error(
                 workspace_id=request.workspace_id,
-                layer_id=request.layer_id,
+                layer_ids=(request.layer_id, *request.window_layer_ids),
                 agent_type=request.agent_type,
                 group_id=request.group_id,
             )

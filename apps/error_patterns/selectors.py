@@ -5,11 +5,12 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from apps.core.errors import NotFound
 from apps.error_patterns.matching import rank_matches
 from apps.error_patterns.models import Attempt, ErrorPattern, Outcome
+from apps.error_patterns.signature import error_signature
 from apps.workspaces.models import Workspace
 
 
@@ -28,10 +29,13 @@ def patterns_list(
     min_confidence: float | None = None,
     max_confidence: float | None = None,
 ) -> QuerySet[ErrorPattern]:
-    """The workspace's patterns, most confident first; `signature` filters by substring."""
+    """The workspace's patterns, most confident first; `signature` filters by substring (or by an error's signature)."""
     patterns = ErrorPattern.objects.filter(workspace=workspace)
-    if signature:
-        patterns = patterns.filter(signature__icontains=signature)
+    if signature:  # a piece of a signature, or an error message whose signature it is
+        normalized = error_signature(signature)
+        patterns = patterns.filter(
+            Q(signature__icontains=signature) | Q(signature__icontains=normalized) | Q(signature=normalized)
+        )
     if min_confidence is not None:
         patterns = patterns.filter(confidence__gte=min_confidence)
     if max_confidence is not None:
@@ -132,9 +136,14 @@ def patterns_match(
     return ([(1.0, exact)] if exact else []) + ranked[: limit - (1 if exact else 0)]
 
 
-def last_failed_error(*, workspace_id: int, layer_id: int, agent_type: str = "", group_id: str = "") -> str:
-    """The redacted error of the session's last attempt when that attempt failed, else ""."""
-    attempts = Attempt.objects.filter(workspace_id=workspace_id, layer_id=layer_id)
+def last_failed_error(
+    *, workspace_id: int, layer_ids: tuple[int, ...], agent_type: str = "", group_id: str = ""
+) -> str:
+    """The redacted error of the session's last attempt when that attempt failed, else "".
+
+    `layer_ids`: the request's layer and its conversation window (the session named by conversation_id).
+    """
+    attempts = Attempt.objects.filter(workspace_id=workspace_id, layer_id__in=layer_ids)
     if agent_type:
         attempts = attempts.filter(agent_type=agent_type)
     if group_id:

@@ -31,7 +31,15 @@ def pattern(tenant: Tenant, *, confidence: float, solution: str, signature: str 
 
 
 def context(tenant: Tenant, layer: Layer, **body: Any) -> dict[str, Any]:
-    payload = {"layer": layer.pk, "query": "deploy", "agent_type": "developer", "group_id": "g1", **body}
+    # timeout_ms=0: wait for the whole context, so a loaded test machine cannot skip the hints at the deadline.
+    payload = {
+        "layer": layer.pk,
+        "query": "deploy",
+        "agent_type": "developer",
+        "group_id": "g1",
+        "timeout_ms": 0,
+        **body,
+    }
     response = tenant.client.post("/api/v1/context/", payload, format="json")
     assert response.status_code == 200, response.json()
     return response.json()
@@ -135,7 +143,9 @@ def test_the_requests_error_is_redacted_before_records_traces_and_the_cache(tena
     stored = [str(r.request) + str(r.trace) for r in AssemblyRecord.objects.all()]
     assert stored and not any(secret in row for row in stored)
     preview = tenant.client.post(
-        "/api/v1/context/preview/", {"layer": session.pk, "query": "deploy", "error": f"key {secret}"}, format="json"
+        "/api/v1/context/preview/",
+        {"layer": session.pk, "query": "deploy", "error": f"key {secret}", "timeout_ms": 0},
+        format="json",
     )
     assert preview.status_code == 200 and secret not in preview.content.decode()
     assert secret not in str(body)

@@ -32,6 +32,12 @@ def test_it_lists_patterns_most_confident_first_with_filters(tenant: Tenant, oth
     assert [p["id"] for p in listed["results"]] == [high.pk, low.pk]
     by_text = tenant.client.get("/api/v1/error-patterns/?signature=ModuleNotFound").json()
     assert [p["id"] for p in by_text["results"]] == [high.pk]
+    by_error = tenant.client.get(
+        "/api/v1/error-patterns/", {"signature": "ModuleNotFoundError: No module named 'numpy'"}
+    )
+    assert [p["id"] for p in by_error.json()["results"]] == [high.pk]
+    alias = tenant.client.get("/api/v1/error-patterns/?confidence=0.5").json()
+    assert [p["id"] for p in alias["results"]] == [high.pk]
     by_confidence = tenant.client.get("/api/v1/error-patterns/?min_confidence=0.5").json()
     assert [p["id"] for p in by_confidence["results"]] == [high.pk]
     capped = tenant.client.get("/api/v1/error-patterns/?max_confidence=0.5").json()
