@@ -346,23 +346,21 @@ def _gather_and_pack(
         candidates += layer_summaries(
             workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names, user=params.user
         )
-    hints, source_warnings = [], []
-    if deadline.expired() and params.error:
-        deadline.skip("error hints")
-    elif not deadline.expired():
-        hints, source_warnings = source_candidates(
-            SourceRequest(
-                workspace_id=workspace.pk,
-                layer_id=r.layer.pk,
-                layer_name=r.layer.name,
-                query=params.query,
-                error=params.error,
-                agent_type=r.agent_type,
-                group_id=params.group_id,
-                window_layer_ids=window_layers,
-                summary_distance=r.resolution.summary_distance,
-            )
+    # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
+    # a failing agent (FR-006) matter most exactly when it is failing; a slow first request must not drop them.
+    hints, source_warnings = source_candidates(
+        SourceRequest(
+            workspace_id=workspace.pk,
+            layer_id=r.layer.pk,
+            layer_name=r.layer.name,
+            query=params.query,
+            error=params.error,
+            agent_type=r.agent_type,
+            group_id=params.group_id,
+            window_layer_ids=window_layers,
+            summary_distance=r.resolution.summary_distance,
         )
+    )
     candidates, stood_in = apply_stand_ins(candidates + hints)  # communities replace far-away members
     extra_trace += [_filtered(c, reason="in_community") for c in stood_in]
     warnings.extend(source_warnings)
