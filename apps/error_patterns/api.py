@@ -57,6 +57,17 @@ class AttemptOutput(serializers.ModelSerializer):
         ]
 
 
+class AttemptRecordedOutput(AttemptOutput):
+    """The attempt, the pattern it captured or confirmed (or null), and the patterns whose hint it counted against."""
+
+    captured = PatternOutput(allow_null=True, read_only=True)
+    new_pattern = serializers.BooleanField(read_only=True)
+    lowered = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+
+    class Meta(AttemptOutput.Meta):
+        fields = [*AttemptOutput.Meta.fields, "captured", "new_pattern", "lowered"]
+
+
 def _session(workspace: Workspace, layer_id: int | None, external_id: str | None) -> Layer:
     if layer_id is not None:
         layer = layer_get(workspace=workspace, layer_id=layer_id)
@@ -129,15 +140,7 @@ class AttemptListCreateApi(APIView):
     @extend_schema(
         request=Input,
         responses={
-            201: inline_serializer(
-                "AttemptRecorded",
-                {
-                    "attempt": AttemptOutput(),
-                    "captured": PatternOutput(allow_null=True),
-                    "new_pattern": serializers.BooleanField(),
-                    "lowered": serializers.ListField(child=serializers.IntegerField()),
-                },
-            )
+            201: AttemptRecordedOutput,
         },
     )
     def post(self, request: Request) -> Response:
@@ -156,7 +159,7 @@ class AttemptListCreateApi(APIView):
             solution=v["solution"],
         )
         body = {
-            "attempt": AttemptOutput(result.attempt).data,
+            **AttemptOutput(result.attempt).data,
             "captured": PatternOutput(result.captured).data if result.captured else None,
             "new_pattern": result.new_pattern,
             "lowered": list(result.lowered),

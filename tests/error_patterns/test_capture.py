@@ -25,7 +25,7 @@ def test_it_captures_a_pattern_when_a_failure_is_followed_by_a_success(tenant: T
     assert pattern["occurrences"] == 1
     assert pattern["confidence"] == pytest.approx(settings.ERROR_PATTERN_INITIAL_CONFIDENCE)
     assert "orders" in pattern["error_excerpt"]
-    assert done["attempt"]["pattern"] == pattern["id"]
+    assert done["pattern"] == pattern["id"]
 
 
 def test_it_captures_nothing_from_a_success_alone(tenant: Tenant, session: Layer) -> None:
@@ -94,7 +94,7 @@ def test_an_attempt_needs_a_session_layer_of_the_workspace(
     bad = post("/api/v1/attempts/", {"layer": session.pk, "outcome": "maybe"}, format="json")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_outcome"
     by_external = post("/api/v1/attempts/", {"layer_external_id": "sess-1", "outcome": "failed"}, format="json")
-    assert by_external.status_code == 201 and by_external.json()["attempt"]["layer"] == session.pk
+    assert by_external.status_code == 201 and by_external.json()["layer"] == session.pk
 
 
 def test_it_lists_attempts_of_a_session(tenant: Tenant, session: Layer) -> None:
