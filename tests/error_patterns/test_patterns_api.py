@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from apps.error_patterns.models import ErrorPattern
 from apps.workspaces.models import Workspace
@@ -97,9 +99,25 @@ def test_match_validates_its_input(tenant: Tenant) -> None:
     assert too_many.status_code == 400 and too_many.json()["error"]["code"] == "invalid_limit"
 
 
-def test_the_api_needs_a_key(anon: object) -> None:
-    from rest_framework.test import APIClient
+ENDPOINTS = [
+    ("get", "/api/v1/attempts/"),
+    ("post", "/api/v1/attempts/"),
+    ("get", "/api/v1/error-patterns/"),
+    ("get", "/api/v1/error-patterns/1/"),
+    ("delete", "/api/v1/error-patterns/1/"),
+    ("post", "/api/v1/error-patterns/match/"),
+    ("post", "/api/v1/redact/"),
+    ("get", "/api/v1/redaction/allowlist/"),
+    ("post", "/api/v1/redaction/allowlist/"),
+    ("get", "/api/v1/redaction/allowlist/1/"),
+    ("delete", "/api/v1/redaction/allowlist/1/"),
+]
 
-    assert isinstance(anon, APIClient)
-    assert anon.get("/api/v1/error-patterns/").status_code == 401
-    assert anon.post("/api/v1/attempts/", {}, format="json").status_code == 401
+
+@pytest.mark.parametrize(("method", "path"), ENDPOINTS)
+def test_every_endpoint_needs_a_valid_key(anon: APIClient, tenant: Tenant, method: str, path: str) -> None:
+    response = getattr(anon, method)(path, {}, format="json")
+    assert response.status_code == 401 and response.json()["error"]["code"] == "not_authenticated"
+    anon.credentials(HTTP_AUTHORIZATION="Bearer ca_not-a-real-key")
+    response = getattr(anon, method)(path, {}, format="json")
+    assert response.status_code == 401 and response.json()["error"]["code"] == "invalid_api_key"
