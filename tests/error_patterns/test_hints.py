@@ -149,3 +149,26 @@ def test_the_requests_error_is_redacted_before_records_traces_and_the_cache(tena
     )
     assert preview.status_code == 200 and secret not in preview.content.decode()
     assert secret not in str(body)
+
+
+def test_the_hint_source_runs_a_fixed_handful_of_queries(
+    tenant: Tenant, session: Layer, django_assert_max_num_queries: Any
+) -> None:
+    from apps.assembly.sources import SourceRequest
+    from apps.error_patterns.hints import ErrorHintSource
+
+    for n in range(30):
+        pattern(tenant, confidence=0.9, solution=f"fix {n}", signature=f"{SIGNATURE} variant {n}")
+    report(tenant, session, "failed", error=ERROR)
+    request = SourceRequest(
+        workspace_id=tenant.workspace.pk,
+        layer_id=session.pk,
+        layer_name="s",
+        query="",
+        error="",
+        agent_type="developer",
+        group_id="g1",
+    )
+    with django_assert_max_num_queries(3):  # the last attempt, the exact signature, the nearest patterns
+        found = ErrorHintSource().candidates(request)
+    assert len(found) == 3 and all(c.source == "error_hint" for c in found)
