@@ -27,6 +27,9 @@ _SENTENCE_SPLIT = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=\S)")
 _MARKER = re.compile(r"^\s*(?:[#>*\u2022\-\u2013]+|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TERMINAL = (".", "!", "?", ":", ";", "…", '"', "'", ")")
+_ANAPHORA = re.compile(r"(?:she|he|it|they|this|that|these|those|its|their|his|her)\b", re.IGNORECASE)
+ANAPHORA_DAMPING = 0.5
+QUESTION_DAMPING = 0.7
 ELLIPSIS = "…"
 REDUNDANT_SIMILARITY = 0.8
 MIN_FILL_TOKENS = 4  # less room than this is not worth a clipped sentence
@@ -43,6 +46,7 @@ _STOPWORDS = frozenset(
 @dataclass(frozen=True)
 class _Sentence:
     position: int
+    source: int  # index of the text it came from
     text: str
     weights: dict[str, float]
     norm: float
@@ -67,25 +71,25 @@ def _terms(sentence: str) -> list[str]:
     return [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if len(w) > 1 and w not in _STOPWORDS]
 
 
-def _vectorize(raw: list[str]) -> list[_Sentence]:
-    """tf-idf vectors per unique sentence; exact repeats (case-insensitive) are kept once."""
+def _vectorize(raw: list[tuple[int, str]]) -> list[_Sentence]:
+    """tf-idf vectors per unique (source, sentence); exact repeats (case-insensitive) are kept once."""
     seen: set[str] = set()
-    kept: list[tuple[str, list[str]]] = []
-    for sentence in raw:
+    kept: list[tuple[int, str, list[str]]] = []
+    for source, sentence in raw:
         key = sentence.lower()
         if key in seen:
             continue
         seen.add(key)
-        kept.append((sentence, _terms(sentence)))
+        kept.append((source, sentence, _terms(sentence)))
     df: Counter[str] = Counter()
-    for _, terms in kept:
+    for _, _, terms in kept:
         df.update(set(terms))
     n = len(kept)
     out = []
-    for position, (sentence, terms) in enumerate(kept):
+    for position, (source, sentence, terms) in enumerate(kept):
         weights = {t: c * math.log(1 + n / df[t]) for t, c in Counter(terms).items()}
         norm = math.sqrt(sum(w * w for w in weights.values()))
-        out.append(_Sentence(position, sentence, weights, norm))
+        out.append(_Sentence(position, source, sentence, weights, norm))
     return out
 
 
@@ -97,16 +101,24 @@ def _cosine(a: _Sentence, b: _Sentence) -> float:
 
 
 def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[float]:
-    """Cosine to the centroid of the normalised vectors, damped for fragments of a few words.
+    """Cosine to the centroid of the texts, damped for fragments of a few words.
 
-    `focus` texts (a reader's recent concerns) pull the centroid toward their terms, weighted as
-    much as the whole source, so sentences about them win when they are otherwise close.
+    Every text weighs the same in the centroid, however many sentences it has, so one long
+    text (or a child layer's summary) cannot drown a layer's own short items. `focus` texts (a
+    reader's recent concerns) pull the centroid toward their terms, weighted as much as the
+    whole source, so sentences about them win when they are otherwise close.
     """
-    centroid: Counter[str] = Counter()
+    per_text: dict[int, Counter[str]] = {}
     for s in sentences:
         if s.norm:
+            vector = per_text.setdefault(s.source, Counter())
             for t, w in s.weights.items():
-                centroid[t] += w / s.norm
+                vector[t] += w / s.norm
+    centroid: Counter[str] = Counter()
+    for vector in per_text.values():
+        v_norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
+        for t, w in vector.items():
+            centroid[t] += w / v_norm
     focus_terms = Counter(t for text in focus for t in _terms(text))
     if focus_terms and centroid:
         f_norm = math.sqrt(sum(c * c for c in focus_terms.values()))
@@ -121,7 +133,11 @@ def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[f
             scores.append(0.0)
             continue
         cos = sum(w * centroid[t] for t, w in s.weights.items()) / (s.norm * c_norm)
-        scores.append(cos * min(1.0, len(s.weights) / 4))
+        # Fragments say little, a question asks rather than tells, and a sentence opening on a
+        # pronoun leans on one the reader will not see.
+        damp = min(1.0, len(s.weights) / 6) * (ANAPHORA_DAMPING if _ANAPHORA.match(s.text) else 1.0)
+        damp *= QUESTION_DAMPING if s.text.endswith("?") else 1.0
+        scores.append(cos * damp)
     return scores
 
 
@@ -167,7 +183,7 @@ class Ranked:
 def rank(texts: Sequence[str], *, model: str | None = None, focus: Sequence[str] = ()) -> Ranked | None:
     """Split, deduplicate and rank the sentences of `texts`; None when there is no text."""
     encoding = encoding_for_model(model or settings.DEFAULT_MODEL).encoding
-    raw = [s for text in texts if text and text.strip() for s in split_sentences(text)]
+    raw = [(index, s) for index, text in enumerate(texts) if text and text.strip() for s in split_sentences(text)]
     if not raw:
         return None
     sentences = _vectorize(raw)

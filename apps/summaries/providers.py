@@ -109,7 +109,8 @@ def _prompt(source: Source, reader: Reader | None) -> list[dict[str, str]]:
     if source.child_summaries:
         parts.append("Summaries of its child layers:\n" + "\n".join(f"- {s}" for s in source.child_summaries))
     if source.items:
-        parts.append("Its items:\n" + "\n".join(f"- {s}" for s in source.items))
+        titled = [f"{t}: {c}" if t else c for t, c in zip(source.item_titles, source.items, strict=True)]
+        parts.append("Its items:\n" + "\n".join(f"- {s}" for s in titled))
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

@@ -165,3 +165,21 @@ def test_the_beat_sweep_takes_exactly_the_layers_whose_interval_has_passed(tenan
     assert [(r.layer_id, r.reason) for r in later] == [(t.session.pk, "unchanged")]  # 5-minute session interval
     hourly = summarize_due_layers(workspace_id=tenant.workspace.pk, now=start + timedelta(minutes=61))
     assert {r.layer_id for r in hourly} == {t.company.pk, t.org.pk, t.team.pk, t.project.pk, t.session.pk}
+
+
+def test_a_child_summary_rolls_up_without_its_clipped_last_sentence(tenant: Tenant) -> None:
+    from apps.summaries.sources import source_of
+
+    t = tree(tenant)
+    now = timezone.now()
+    Summary.objects.create(
+        workspace=tenant.workspace,
+        layer=t.team,
+        depth="detailed",
+        text="The team owns the charge service. Retries are capped at three per…",
+        token_count=14,
+        source_hash="h",
+        generated_at=now,
+        provider="extractive",
+    )
+    assert source_of(layer=t.org).child_summaries == ("The team owns the charge service.",)
