@@ -166,6 +166,17 @@ def _fused_order(*, query: str, texts: dict[str, str], vectors: dict[str, np.nda
     return rrf_fuse([cosine_ranking(query_vector=query_vector, vectors=vectors)[:FUSED_CANDIDATES], keyword])
 
 
+def _plain_vectors(dataset: Dataset) -> dict[str, np.ndarray]:
+    """Each turn's own passage embedding, for the fused baseline: the stored ones carry their
+    layer's name (see apps/layers/embedder.py), which is the engine's, not the baseline's."""
+    turns = [t for c in dataset.conversations for t in c.turns]
+    try:
+        vectors = embeddings.embed_passages([t.text for t in turns])
+    except embeddings.EmbeddingError:
+        return {}
+    return {t.id: v for t, v in zip(turns, vectors, strict=True)}
+
+
 def _missed(evidence: dict[str, str], chunks: list[ChunkView]) -> tuple[str, ...]:
     return tuple(t for t, text in evidence.items() if not turn_found(turn_id=t, turn_text=text, chunks=chunks))
 
@@ -200,13 +211,7 @@ def eval_questions(
 
     turns = dataset.turn_index()
     conversations = {c.id: c for c in dataset.conversations}
-    vectors = {
-        external_id: vector
-        for external_id, vector in Item.objects.filter(workspace=loaded.workspace).values_list(
-            "external_id", "embedding"
-        )
-        if vector is not None
-    }
+    vectors = _plain_vectors(dataset)
     pools = (
         {c.id: c.turns for c in dataset.conversations}
         if scope == "conversation"
