@@ -31,6 +31,7 @@ RANKING_WEIGHT_KEYS = frozenset(
         "group",
         "agent_type",
         "distance",
+        "helpfulness",
         "pinned",
         "recency_half_life_days",
     }

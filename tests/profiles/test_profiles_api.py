@@ -236,3 +236,13 @@ def test_it_answers_400_for_overflows_nuls_surrogates_and_malformed_json(tenant:
         assert response.status_code == 400 and error_code(response) == code, raw
     response = tenant.client.post("/api/v1/profiles/", "[1, 2]", content_type="application/json")
     assert response.status_code == 400 and response.json()["error"]["code"].startswith("invalid")
+
+
+def test_a_profile_can_weigh_strategy_helpfulness(tenant: Tenant) -> None:
+    response = tenant.client.post(
+        "/api/v1/profiles/",
+        {"name": "helpful", "ranking_weights": {"helpfulness": 0.6}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    assert response.json()["ranking_weights"] == {"helpfulness": 0.6}
