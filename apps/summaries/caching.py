@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from apps.core import cache
 from apps.summaries.models import Summary
@@ -58,3 +59,9 @@ def refresh(layer_id: int, user_id: int | None) -> list[dict[str, Any]]:
     rows = rows_from_db(layer_ids=[layer_id], user_id=user_id)[layer_id]
     put(layer_id, user_id, rows)
     return rows
+
+
+def refresh_with_commit(layer_id: int, user_id: int | None) -> None:
+    """Refresh now (the writer's own next read) and again after commit (everyone else's)."""
+    refresh(layer_id, user_id)
+    transaction.on_commit(lambda: refresh(layer_id, user_id))

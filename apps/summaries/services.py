@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -24,6 +25,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from apps.core import background
+from apps.core.versions import content_changed
 from apps.layers.models import KIND_RANK, Layer, LayerConfig
 from apps.metrics.registry import SUMMARY_FALLBACKS, SUMMARY_GENERATION_TIME, SUMMARY_GENERATIONS, SUMMARY_SKIPS
 from apps.summaries import budget, caching, health
@@ -77,31 +79,52 @@ def _pick_provider(
     return LlmProvider(sleep=sleep), None
 
 
+def _write(*, layer: Layer, user_id: int | None, rows: dict[str, dict[str, Any]]) -> None:
+    """Insert or update the layer's rows of one reader by depth in two statements, then refresh the cache.
+
+    Bulk writes send no signals, so the content version and the cache entry are updated here.
+    Callers hold the layer's row lock (layer_summarize), so no other run writes these rows.
+    """
+    current = {r.depth: r for r in Summary.objects.filter(layer=layer, personalized_for_id=user_id)}
+    updates, creates = [], []
+    for depth, values in rows.items():
+        row = current.get(depth)
+        if row is None:
+            creates.append(Summary(layer=layer, depth=depth, personalized_for_id=user_id, **values))
+        else:
+            for name, value in values.items():
+                setattr(row, name, value)
+            updates.append(row)
+    if updates:
+        Summary.objects.bulk_update(updates, fields=list(next(iter(rows.values()))))
+    if creates:
+        Summary.objects.bulk_create(creates)
+    content_changed(layer.workspace_id)
+    caching.refresh_with_commit(layer.pk, user_id)
+
+
 def _store(
     *, layer: Layer, generated: Generated, digest: str, now: datetime, reader: Reader | None, stale: bool = False
 ) -> None:
+    rows = {}
     for depth in DEPTHS:
         text, limit = generated.texts[depth], DEPTH_TOKEN_LIMITS[depth]
         tokens = _count(text)
         if tokens > limit:  # providers guarantee the limit; this keeps it even if one did not
             text = truncate_at_sentence([text], limit)
             tokens = _count(text)
-        Summary.objects.update_or_create(
-            layer=layer,
-            depth=depth,
-            personalized_for_id=reader.user_id if reader else None,
-            defaults={
-                "workspace_id": layer.workspace_id,
-                "text": text,
-                "token_count": tokens,
-                "source_hash": digest,
-                "generated_at": now,
-                "provider": generated.provider,
-                "stale": stale,
-                "personalization_ref": reader.reference() if reader else {},
-            },
-        )
+        rows[depth] = {
+            "workspace_id": layer.workspace_id,
+            "text": text,
+            "token_count": tokens,
+            "source_hash": digest,
+            "generated_at": now,
+            "provider": generated.provider,
+            "stale": stale,
+            "personalization_ref": reader.reference() if reader else {},
+        }
         SUMMARY_GENERATIONS.labels(layer_kind=layer.kind, depth=depth, provider=generated.provider.split(":")[0]).inc()
+    _write(layer=layer, user_id=reader.user_id if reader else None, rows=rows)
 
 
 def _degrade(*, layer: Layer, source: Source, existing: list[Summary], now: datetime, error: str) -> list[str]:
@@ -110,29 +133,26 @@ def _degrade(*, layer: Layer, source: Source, existing: list[Summary], now: date
     warnings = []
     if have:
         Summary.objects.filter(pk__in=[r.pk for r in existing]).update(stale=True)
-        caching.refresh(layer.pk, None)
+        content_changed(layer.workspace_id)
+        caching.refresh_with_commit(layer.pk, None)
         SUMMARY_FALLBACKS.labels(kind="stale").inc()
         warnings.append(f"llm_unavailable: serving the stored {', '.join(sorted(have))} summaries marked stale")
     missing = [d for d in DEPTHS if d not in have]
     if missing:
-        texts = {d: truncate_at_sentence(source.texts, DEPTH_TOKEN_LIMITS[d]) for d in DEPTHS}
-        truncated = Generated(texts=texts, provider="truncated")
+        rows = {}
         for depth in missing:
-            Summary.objects.update_or_create(
-                layer=layer,
-                depth=depth,
-                personalized_for=None,
-                defaults={
-                    "workspace_id": layer.workspace_id,
-                    "text": texts[depth],
-                    "token_count": _count(texts[depth]),
-                    "source_hash": source.digest,
-                    "generated_at": now,
-                    "provider": truncated.provider,
-                    "stale": True,
-                    "personalization_ref": {},
-                },
-            )
+            text = truncate_at_sentence(source.texts, DEPTH_TOKEN_LIMITS[depth])
+            rows[depth] = {
+                "workspace_id": layer.workspace_id,
+                "text": text,
+                "token_count": _count(text),
+                "source_hash": source.digest,
+                "generated_at": now,
+                "provider": "truncated",
+                "stale": True,
+                "personalization_ref": {},
+            }
+        _write(layer=layer, user_id=None, rows=rows)
         SUMMARY_FALLBACKS.labels(kind="truncated").inc()
         warnings.append(
             f"llm_unavailable: {', '.join(missing)} summaries are raw content truncated at a sentence boundary"

@@ -1,10 +1,12 @@
-"""Keep the summary cache a faithful copy: every saved or deleted Summary refreshes its entry."""
+"""Keep the summary cache a faithful copy: every saved or deleted Summary refreshes its entry.
+
+(The services write in bulk, which sends no signals, and refresh once themselves.)
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
 from apps.summaries import caching
@@ -12,9 +14,7 @@ from apps.summaries.models import Summary
 
 
 def _refresh(sender: Any, instance: Summary, **kwargs: Any) -> None:
-    layer_id, user_id = instance.layer_id, instance.personalized_for_id
-    caching.refresh(layer_id, user_id)  # the writer's own next read
-    transaction.on_commit(lambda: caching.refresh(layer_id, user_id))  # readers after commit
+    caching.refresh_with_commit(instance.layer_id, instance.personalized_for_id)
 
 
 def connect() -> None:
