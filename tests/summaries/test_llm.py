@@ -151,3 +151,27 @@ def test_the_real_backoff_waits_1_2_and_4_seconds(llm: FakeLlm, team: Tree) -> N
     assert len(gaps) == 3 and time.monotonic() - started >= 7.0
     for gap, wanted in zip(gaps, (1.0, 2.0, 4.0), strict=True):
         assert wanted <= gap < wanted + 0.75, gaps
+
+
+def test_a_personalized_set_is_one_more_call_whose_prompt_carries_the_readers_concerns(
+    llm: FakeLlm, tenant: Tenant, team: Tree
+) -> None:
+    from django.contrib.auth import get_user_model
+
+    from apps.layers.services import ItemInput, items_create
+    from apps.workspaces.models import Membership
+
+    alice = get_user_model().objects.create_user(username="alice", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=alice)
+    concern = "I worry that card numbers might leak into the logs."
+    items_create(
+        layer=team.session,
+        items=[ItemInput(kind="message", role="user", content=concern, metadata={"user": "alice"})],
+    )
+    result = layer_summarize(layer=team.team)
+    assert result.readers == ["alice"] and len(llm.requests) == 2
+    generic_prompt, personal_prompt = (r["messages"][0]["content"] for r in llm.requests)
+    assert "alice" not in generic_prompt and "card numbers might leak" in personal_prompt
+    mine = Summary.objects.get(layer=team.team, depth="paragraph", personalized_for=alice)
+    assert mine.provider == "llm:gpt-4o-mini" and mine.personalization_ref["user"] == "alice"
+    assert SummaryUsage.objects.get(workspace=tenant.workspace).calls == 2
