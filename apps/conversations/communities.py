@@ -87,11 +87,17 @@ def _groups(messages: list[_Message]) -> list[dict[str, Any]]:
     return out
 
 
-def communities_replace(*, layer: Layer, groups: list[dict[str, Any]], now: datetime) -> list[Community]:
-    """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids)."""
+def communities_replace(
+    *, layer: Layer, groups: list[dict[str, Any]], now: datetime, state: dict[str, Any] | None = None
+) -> list[Community] | None:
+    """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids)
+    and, given `state`, record what they were computed from; None when the layer is gone."""
     with transaction.atomic():
         # One writer per layer at a time: the after-write task, the sweep and an on-demand POST may overlap.
-        Layer.objects.select_for_update().filter(pk=layer.pk).first()
+        if Layer.objects.select_for_update().filter(pk=layer.pk).first() is None:
+            return None
+        wanted = {i for g in groups for i in g["members"]}
+        alive = set(Item.objects.filter(pk__in=wanted).values_list("pk", flat=True)) if wanted else set()
         Community.objects.filter(layer=layer).delete()
         created = Community.objects.bulk_create(
             [
@@ -109,14 +115,18 @@ def communities_replace(*, layer: Layer, groups: list[dict[str, Any]], now: date
                 CommunityMember(community=c, item_id=i)
                 for c, g in zip(created, groups, strict=True)
                 for i in g["members"]
+                if i in alive  # a message deleted since it was read
             ]
         )
+        if state is not None:
+            GraphState.objects.update_or_create(layer=layer, defaults={**state, "computed_at": now})
         content_changed(layer.workspace_id)  # cached contexts may hold the old summaries
     return created
 
 
 def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | None = None) -> list[Community] | None:
-    """Recompute the layer's communities; None when nothing changed since the last run (unless `force`)."""
+    """Recompute the layer's communities; None when nothing changed since the last run (unless
+    `force`) or the layer no longer exists."""
     now = now or timezone.now()
     layer = Layer.objects.filter(pk=layer_id).first()
     if layer is None:
@@ -125,17 +135,16 @@ def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | N
     state = GraphState.objects.filter(layer=layer).first()
     if not force and state is not None and state.fingerprint == fingerprint:
         return None
-    created = communities_replace(layer=layer, groups=_groups(messages), now=now)
-    GraphState.objects.update_or_create(
+    return communities_replace(
         layer=layer,
-        defaults={
+        groups=_groups(messages),
+        now=now,
+        state={
             "fingerprint": fingerprint,
             "message_count": len(messages),
             "pending_embeddings": sum(1 for m in messages if m.embedding is None),
-            "computed_at": now,
         },
     )
-    return created
 
 
 def layers_needing_refresh() -> list[int]:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from django.db.models import Q
-
 from apps.assembly.engine import Candidate, Rung
 from apps.assembly.sources import SourceRequest
 from apps.conversations.importance import DECISION_IMPORTANCE
@@ -22,6 +20,7 @@ from apps.layers.models import Item, ItemKind
 
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 BASE_RELEVANCE = 0.3  # what a stand-in is worth before any word of the query matches it
+STAND_IN_SPAN = 200  # covers every preset's title distance beyond its summary distance
 
 
 def _overlap(query: str, text: str) -> float:
@@ -40,30 +39,34 @@ class CommunitySource:
         if not window:
             return []
         summary_distance = int(getattr(request, "summary_distance", 20))
-        cutoff = list(
+        # The window's turns just beyond the summary distance: the only far members that are
+        # candidates at all (older ones are hidden by distance), so the only ones to stand in for.
+        beyond = list(
             Item.objects.filter(workspace_id=request.workspace_id, layer_id__in=window, kind=ItemKind.MESSAGE)
             .order_by("-created_at", "-id")
-            .values_list("created_at", "id")[summary_distance + 1 : summary_distance + 2]
+            .values_list("created_at", "id", "pinned", "importance")[
+                summary_distance + 1 : summary_distance + 1 + STAND_IN_SPAN
+            ]
         )
-        if not cutoff:  # the whole conversation is within the summary distance
+        if not beyond:  # the whole conversation is within the summary distance
             return []
-        cut_at, cut_id = cutoff[0]
-        far = (
-            CommunityMember.objects.filter(
-                community__workspace_id=request.workspace_id,
-                community__layer_id__in=window,
-                item__pinned=False,
-                item__importance__lt=DECISION_IMPORTANCE,
-            )
-            .filter(Q(item__created_at__lt=cut_at) | Q(item__created_at=cut_at, item_id__lte=cut_id))
-            .values_list("community_id", "item_id")
+        # A community has a member beyond the summary distance iff its earliest member is that old.
+        communities = list(
+            Community.objects.filter(
+                workspace_id=request.workspace_id, layer_id__in=window, first_at__lte=beyond[0][0]
+            ).order_by("first_at", "id")
         )
+        if not communities:
+            return []
+        replaceable = [
+            item_id for _, item_id, pinned, importance in beyond if not pinned and importance < DECISION_IMPORTANCE
+        ]
         stands_in: dict[int, list[int]] = defaultdict(list)
-        for community_id, item_id in far:
+        pairs = CommunityMember.objects.filter(
+            community_id__in=[c.pk for c in communities], item_id__in=replaceable
+        ).values_list("community_id", "item_id")
+        for community_id, item_id in pairs:
             stands_in[community_id].append(item_id)
-        if not stands_in:
-            return []
-        communities = Community.objects.filter(pk__in=list(stands_in)).order_by("first_at", "id")
         out = []
         for c in communities:
             relevance = BASE_RELEVANCE + (1 - BASE_RELEVANCE) * _overlap(request.query, f"{c.title} {c.summary}")
