@@ -17,20 +17,20 @@ from apps.workspaces.models import Workspace
 pytestmark = pytest.mark.server
 
 LINE = re.compile(
-    r"^(?P<path>in-process x1|http x2) +(?P<mode>vector|text) +p50= *[\d.]+ms +p95= *[\d.]+ms +p99= *[\d.]+ms +"
+    r"^(?P<path>in-process x1|http x2) +(?P<mode>vector|hybrid|text) +p50= *[\d.]+ms +p95= *[\d.]+ms +p99= *[\d.]+ms +"
     r"throughput= *[\d.]+ req/s +errors=(?P<errors>\d+)/(?P<requests>\d+) +partial=\d+ +cached=(?P<cached>\d+) +"
     r"mean_tokens=(?P<tokens>\d+)$"
 )
 
 
-def test_it_times_both_modes_in_process_and_over_http_without_an_error(transactional_db: None) -> None:
+def test_it_times_every_mode_in_process_and_over_http_without_an_error(transactional_db: None) -> None:
     out = io.StringIO()
     call_command("bench_assembly", items=300, queries=10, concurrency=2, server=True, stdout=out)
     lines = out.getvalue().splitlines()
 
     rows = [m for m in map(LINE.match, lines) if m]
     assert {(m["path"], m["mode"]) for m in rows} == {
-        (path, mode) for path in ("in-process x1", "http x2") for mode in ("vector", "text")
+        (path, mode) for path in ("in-process x1", "http x2") for mode in ("vector", "hybrid", "text")
     }, lines
     assert all(
         m["errors"] == "0" and m["requests"] == "10" and m["cached"] == "0" and int(m["tokens"]) > 0 for m in rows

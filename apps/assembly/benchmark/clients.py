@@ -37,7 +37,7 @@ def run_in_process(*, workspace: Workspace, bodies: list[dict[str, Any]]) -> lis
     for body in bodies:
         params = ContextParams(
             layer_id=body["layer"],
-            query=body["query"],
+            query=body.get("query", ""),
             query_vector=body.get("query_vector"),
             token_budget=body["token_budget"],
             format=body["format"],

@@ -67,21 +67,24 @@ def unit_rows(base: np.ndarray, count: int, sigma: float, rng: np.random.Generat
 
 
 def request_bodies(*, layer_id: int, mode: str, tickets: list[int], budget: int) -> list[dict[str, Any]]:
-    """One POST /api/v1/context/ body per ticket number; `vector` bodies also send the query's vector.
+    """One POST /api/v1/context/ body per ticket number.
 
-    A vector body keeps the text its vector embeds, so the keyword half of hybrid retrieval still runs.
+    `text` bodies send a question; `vector` bodies send only a `query_vector` (near the embedding
+    of a question); `hybrid` bodies send both, so the keyword half of retrieval runs as well.
     """
     rng = random.Random(tickets[0] if tickets else 0)
     questions = [q.format(s=s) for q in QUESTIONS for s in SUBJECTS]
     asked = rng.sample(questions, VECTOR_QUESTIONS)
-    texts = [asked[n % len(asked)] if mode == "vector" else rng.choice(questions) for n in range(len(tickets))]
+    texts = [asked[n % len(asked)] if mode != "text" else rng.choice(questions) for n in range(len(tickets))]
     bodies: list[dict[str, Any]] = [
         {"layer": layer_id, "query": f"{text} (ticket {t})", "token_budget": budget, "format": "markdown"}
         for text, t in zip(texts, tickets, strict=True)
     ]
-    if mode == "vector":  # body n's vector jitters the embedding of asked[n % len(asked)], its text
+    if mode != "text":  # body n's vector jitters the embedding of asked[n % len(asked)], its text
         base = np.stack([embeddings.embed_query(q)[0] for q in asked])
         vectors = unit_rows(base, len(tickets), 0.01, np.random.default_rng(rng.randrange(2**32)))
         for body, vector in zip(bodies, vectors, strict=True):
             body["query_vector"] = [round(float(x), 6) for x in vector]
+            if mode == "vector":
+                del body["query"]
     return bodies

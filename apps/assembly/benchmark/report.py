@@ -10,7 +10,8 @@ from apps.assembly.benchmark.seed import Seeded
 
 TARGET_ITEMS = 100_000
 TARGET_CLIENTS = 8
-TARGET_P95_MS = {"vector": 50.0, "text": 100.0}
+# Both requests that carry a query_vector (alone or with its text) answer to the 50 ms target.
+TARGET_P95_MS = {"vector": 50.0, "hybrid": 50.0, "text": 100.0}
 TARGET_RPS = 100.0
 
 

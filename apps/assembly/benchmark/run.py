@@ -14,7 +14,7 @@ from apps.assembly.benchmark.report import Summary, seed_line, summarize, summar
 from apps.assembly.benchmark.seed import Seeded
 from apps.assembly.benchmark.server import http_server
 
-MODES = ("vector", "text")
+MODES = ("vector", "hybrid", "text")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str],
     write(seed_line(seeded))
     write(
         f"every request asks at the project ({seeded.items:,} items in scope), budget {options.budget} tokens, "
-        "markdown; vector requests send query_vector and the text it embeds"
+        "markdown; vector requests send only a query_vector, hybrid ones the vector and the text it embeds"
     )
     summaries = []
     for mode in options.modes:

@@ -26,14 +26,14 @@ class Command(BaseCommand):
         parser.add_argument("--url", help="base URL of a running server that uses this database")
         parser.add_argument("--server", action="store_true", help="start scripts/serve on a free port")
         parser.add_argument("--workers", type=int, default=4, help="server processes with --server")
-        parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
+        parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1 or options["workers"] < 1:
             raise CommandError("--items, --concurrency and --workers must be >= 1, --queries >= 2")
         options_ = BenchOptions(
-            modes=MODES if options["mode"] == "both" else (options["mode"],),
+            modes=MODES if options["mode"] == "all" else (options["mode"],),
             queries=options["queries"],
             concurrency=options["concurrency"],
             budget=options["budget"],
