@@ -326,6 +326,7 @@ def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
     if text_changed:
         item.embedding = None
         item.embedding_model = ""
+        _auto_importance(item)  # an edit that now states a decision raises it too
     item.save()
     if text_changed:
         _note_changes(layer=item.layer, count=1)

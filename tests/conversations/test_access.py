@@ -56,3 +56,12 @@ def test_the_items_api_shows_access(tenant: Tenant, session: int) -> None:
     items_record_access(counts={item: 4}, at=timezone.now())
     body = tenant.client.get(f"/api/v1/items/{item}/").json()
     assert body["access_count"] == 4 and body["last_accessed_at"] is not None
+
+
+def test_the_celery_task_takes_the_ids_as_json_keys(tenant: Tenant, session: int) -> None:
+    from apps.conversations.tasks import record_item_access
+
+    (item,) = messages(tenant, session, ["a turn"])
+    assert record_item_access.run({str(item): 2}, "2026-01-02T03:04:05+00:00") == 1
+    row = Item.objects.get(pk=item)
+    assert row.access_count == 2 and row.last_accessed_at.isoformat() == "2026-01-02T03:04:05+00:00"

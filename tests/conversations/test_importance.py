@@ -74,3 +74,10 @@ def test_an_important_message_is_not_replaced_by_its_community(tenant: Tenant) -
     items = {c["id"] for c in body["chunks"] if c["source"] == "item"}
     assert any(c["source"] == "community" for c in body["chunks"])
     assert ids[0] in items and ids[1] not in items  # the marked one keeps its place; its neighbour is stood in for
+
+
+def test_an_edit_that_states_a_decision_raises_importance(tenant: Tenant, session: int) -> None:
+    plain = message(tenant, session, "Which database should we use?")
+    body = tenant.client.patch(f"/api/v1/items/{plain}/", {"content": "We decided to use Postgres."}, format="json")
+    assert body.status_code == 200 and body.json()["importance"] == 0.9
+    assert body.json()["metadata"]["importance_source"] == "decision"
