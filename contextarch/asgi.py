@@ -15,11 +15,10 @@ from django.conf import settings  # noqa: E402
 from apps.core.websocket import websocket_urlpatterns  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
 
-if settings.SWEEP_PENDING_ON_START and settings.BACKGROUND_MODE == "inprocess":
-    from apps.core.background import dispatch
-    from apps.layers.tasks import embed_pending_items
+if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
+    from apps.core.periodic import start_inprocess_beat
 
-    dispatch(embed_pending_items, None)
+    start_inprocess_beat()
 
 application = ProtocolTypeRouter(
     {

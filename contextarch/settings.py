@@ -209,9 +209,10 @@ LOGGING = {
 # e5/bge servers) take an `input_type` field; OpenAI itself does not, so it is opt-in.
 EMBEDDING_SEND_INPUT_TYPE = env_bool("EMBEDDING_SEND_INPUT_TYPE", False)
 EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum=0.1)
-# In-process mode: the web process sweeps items left unembedded by a stopped process when it starts
-# (make run sets it; with Celery, beat's periodic sweep does this instead).
-SWEEP_PENDING_ON_START = env_bool("SWEEP_PENDING_ON_START", False)
+# In-process mode: one web process runs CELERY_BEAT_SCHEDULE itself (apps/core/periodic.py), from
+# its start: pending embeddings, time-triggered summaries, pattern expiry, communities (make run sets it;
+# with Celery, beat does this instead).
+INPROCESS_BEAT = env_bool("INPROCESS_BEAT", False)
 CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
     # Error patterns not seen for ERROR_PATTERN_TTL_DAYS are removed (seed 001 story 3).

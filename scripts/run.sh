@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export PYTHONUNBUFFERED=1
-export SWEEP_PENDING_ON_START="${SWEEP_PENDING_ON_START:-1}"  # the server embeds leftovers in the background
+export INPROCESS_BEAT="${INPROCESS_BEAT:-1}"  # without Celery, one server process runs the periodic tasks
 PY=.venv/bin/python
 
 "$PY" manage.py migrate --noinput
