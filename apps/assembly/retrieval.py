@@ -123,7 +123,7 @@ def retrieve(
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(vector_hits, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(keyword_hits, start=1)}
 
-    rows = Item.objects.filter(filters.q() & (Q(pk__in=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
+    rows = Item.objects.filter(filters.q() & (Q(pk__any=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
     candidates: dict[int, Candidate] = {}
     parent_of: dict[int, int] = {}  # message hit → the turn it answers
     for row in rows.values(*ROW_FIELDS):
@@ -169,7 +169,7 @@ def _add_neighbour_turns(
     hit_set = set(hits)
     wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
     rows = Item.objects.filter(
-        filters.q() & Q(kind="message") & (Q(pk__in=list(wanted_parents)) | Q(parent_id__in=hits))
+        filters.q() & Q(kind="message") & (Q(pk__any=list(wanted_parents)) | Q(parent_id__any=list(hits)))
     ).values(*ROW_FIELDS)
     for row in rows:
         parent = row.pop("parent_id")

@@ -8,6 +8,7 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.core import signals
+        from apps.core import lookups, signals
 
         signals.connect()
+        assert lookups.AnyOf.lookup_name == "any"  # registered on import

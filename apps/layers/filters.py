@@ -48,7 +48,7 @@ class ItemFilters:
 
     def q(self) -> Q:
         """The same filters as a Q object."""
-        q = Q(workspace_id=self.workspace_id, layer_id__in=self.layer_ids)
+        q = Q(workspace_id=self.workspace_id, layer_id__any=self.layer_ids)  # one array parameter
         if self.kinds:
             q &= Q(kind__in=self.kinds)
         if self.types:

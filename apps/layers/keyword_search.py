@@ -8,11 +8,12 @@ over its matched lexemes of idf x a saturated, length-normalised term frequency.
 idf, a common word matched twice outranks the one rare word the question is really about.
 
 Its cost grows with the number of matching items: a question made of common words matches a
-large share of a big workspace. A cheap probe counts the matches up to `MATCH_CAP`; past it the
+large share of a big workspace. The statement stops at `MATCH_CAP` matches; past it a second
 statement matches on the query's rarest words only (by PostgreSQL's own lexeme frequencies in
 `pg_stats`), still scores every query word on those matches, and takes each word's idf from
 those frequencies, so the work stays bounded whatever the corpus size. Below the cap, nothing
-changes: the statement is exact.
+changes: the statement is exact. A scope that passed the cap goes straight to the second
+statement for a few minutes.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class LexemeStats:
 
 
 _stats: tuple[float, LexemeStats | None] = (-math.inf, None)
+# Scopes (filters) whose matches passed the cap lately: their next queries skip the exact attempt.
+_large_scopes: dict[ItemFilters, float] = {}
+MAX_REMEMBERED_SCOPES = 4096
 
 
 def _lexeme_stats() -> LexemeStats | None:
@@ -89,15 +93,25 @@ def keyword_items(*, filters: ItemFilters, query: str, limit: int, corpus_size: 
         return []
     where, params = filters.sql()
     conditions = " AND ".join(where)
+    large_since = _large_scopes.get(filters)
     with connection.cursor() as cur:
-        cur.execute(
-            _EXACT.format(where=conditions, k1=K1, cap=MATCH_CAP),
-            [query, query, *params, corpus_size, limit, query],
-        )
-        rows = cur.fetchall()
-        if not (rows and rows[0][0] is None):
-            return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in rows]
-        lexemes: list[str] = rows[0][2]
+        if large_since is not None and time.monotonic() - large_since < STATS_SECONDS:
+            cur.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [query])
+            lexemes: list[str] = cur.fetchone()[0]
+            if not lexemes:
+                return []
+        else:
+            cur.execute(
+                _EXACT.format(where=conditions, k1=K1, cap=MATCH_CAP),
+                [query, query, *params, corpus_size, limit, query],
+            )
+            rows = cur.fetchall()
+            if not (rows and rows[0][0] is None):
+                return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in rows]
+            lexemes = rows[0][2]
+            if len(_large_scopes) >= MAX_REMEMBERED_SCOPES:
+                _large_scopes.clear()
+            _large_scopes[filters] = time.monotonic()
         stats = _lexeme_stats()
         if stats is None:  # never analyzed: score every match
             cur.execute(

@@ -27,6 +27,7 @@ def corpus(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> tuple[ItemFilters
     with connection.cursor() as cur:
         cur.execute("ANALYZE layers_item")
     monkeypatch.setattr(keyword_search, "_stats", (-math.inf, None))  # forget statistics read by earlier tests
+    monkeypatch.setattr(keyword_search, "_large_scopes", {})
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
     return filters, {item.pk: item.content for item in items}
 
@@ -48,15 +49,18 @@ def test_past_the_cap_only_the_rarest_words_are_matched_but_all_are_scored(
     filters, content = corpus
     monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
     # the capped exact attempt, the lexeme statistics (then cached), the pruned statement
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(3) as first:
         hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
+    assert "LIMIT 5 + 1" in " ".join(q["sql"] for q in first.captured_queries)
     texts = [content[h.item_id] for h in hits]
     # zanzibar (rarest), then beta, which crosses the cap; alpha-only items are not matched
     assert len(hits) == 16 and not any(t.startswith("Alpha notes") for t in texts)
     assert all(t.startswith("Zanzibar") for t in texts[:3])
     assert "Beta only note." in texts
-    with django_assert_num_queries(2):  # statistics come from the process cache now
+    # the scope is known to be large and the statistics are cached: the query's lexemes, the pruned statement
+    with django_assert_num_queries(2) as captured:
         assert keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50) == hits
+    assert "LIMIT 5 + 1" not in " ".join(q["sql"] for q in captured.captured_queries)
 
 
 def test_past_the_cap_without_statistics_every_match_is_scored(
