@@ -38,15 +38,18 @@ def message_mark_important(*, item: Item, important: bool) -> Item:
 
 
 def items_record_access(*, counts: dict[int, int], at: datetime) -> int:
-    """Add `counts` to the items' access counts and move their last access to `at`, in one UPDATE."""
+    """Add `counts` to the items' access counts and move their last access to `at`, in one upsert."""
     if not counts:
         return 0
     ids = sorted(counts)
     with connection.cursor() as cur:
         cur.execute(
-            "UPDATE layers_item AS i SET access_count = i.access_count + v.n, "
-            "last_accessed_at = GREATEST(i.last_accessed_at, %s) "
-            "FROM unnest(%s::bigint[], %s::int[]) AS v(id, n) WHERE i.id = v.id",
+            "INSERT INTO layers_itemaccess (item_id, access_count, last_accessed_at) "
+            "SELECT v.id, v.n, %s FROM unnest(%s::bigint[], %s::int[]) AS v(id, n) "
+            "WHERE EXISTS (SELECT 1 FROM layers_item i WHERE i.id = v.id) "  # deleted meanwhile
+            "ON CONFLICT (item_id) DO UPDATE "
+            "SET access_count = layers_itemaccess.access_count + EXCLUDED.access_count, "
+            "last_accessed_at = GREATEST(layers_itemaccess.last_accessed_at, EXCLUDED.last_accessed_at)",
             [at, ids, [counts[i] for i in ids]],
         )
         return cur.rowcount

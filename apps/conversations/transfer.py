@@ -37,7 +37,7 @@ def graph_export(*, layer: Layer) -> dict[str, Any]:
     rows = list(
         Item.objects.filter(layer=layer, kind=ItemKind.MESSAGE)
         .order_by("created_at", "id")
-        .values("id", "parent_id", "created_at", "access_count", "last_accessed_at", *MESSAGE_FIELDS)
+        .values("id", "parent_id", "created_at", "access__access_count", "access__last_accessed_at", *MESSAGE_FIELDS)
     )
     ref = {row["id"]: f"m{n}" for n, row in enumerate(rows, start=1)}
     messages = [
@@ -46,8 +46,8 @@ def graph_export(*, layer: Layer) -> dict[str, Any]:
             "parent": ref.get(row["parent_id"]),
             **{name: row[name] for name in MESSAGE_FIELDS},
             "created_at": _iso(row["created_at"]),
-            "access_count": row["access_count"],
-            "last_accessed_at": _iso(row["last_accessed_at"]),
+            "access_count": row["access__access_count"] or 0,
+            "last_accessed_at": _iso(row["access__last_accessed_at"]),
         }
         for row in rows
     ]
@@ -153,15 +153,21 @@ def _restore_links(messages: list[dict[str, Any]], ids: dict[str, int]) -> None:
         return
     with connection.cursor() as cur:
         cur.execute(
-            "UPDATE layers_item AS i SET parent_id = v.parent, importance = v.importance, "
-            "access_count = v.n, last_accessed_at = v.at "
-            "FROM unnest(%s::bigint[], %s::bigint[], %s::float8[], %s::int[], %s::timestamptz[]) "
-            "AS v(id, parent, importance, n, at) WHERE i.id = v.id",
+            "UPDATE layers_item AS i SET parent_id = v.parent, importance = v.importance "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::float8[]) AS v(id, parent, importance) WHERE i.id = v.id",
             [
                 [ids[m["ref"]] for m in messages],
                 [ids[m["parent"]] if m.get("parent") else None for m in messages],
                 [m.get("importance", 0.5) for m in messages],
-                [m.get("access_count", 0) for m in messages],
-                [m.get("last_accessed_at") for m in messages],
+            ],
+        )
+        accessed = [m for m in messages if m.get("access_count") or m.get("last_accessed_at")]
+        cur.execute(
+            "INSERT INTO layers_itemaccess (item_id, access_count, last_accessed_at) "
+            "SELECT * FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[])",
+            [
+                [ids[m["ref"]] for m in accessed],
+                [m.get("access_count", 0) for m in accessed],
+                [m.get("last_accessed_at") for m in accessed],
             ],
         )

@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
-from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, Layer, LayerConfig, LayerKind, Relationship
+from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, ItemAccess, Layer, LayerConfig, LayerKind, Relationship
 from apps.layers.services import (
     ITEM_EDITABLE_FIELDS,
     item_delete,
@@ -235,3 +235,21 @@ class RelationshipAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Relationship]:
         heavy = ["source__embedding", "source__search_vector", "target__embedding", "target__search_vector"]
         return super().get_queryset(request).defer(*heavy)
+
+
+@admin.register(ItemAccess)
+class ItemAccessAdmin(admin.ModelAdmin):
+    """Read-only: access counts come from serving items (apps/conversations/access.py)."""
+
+    list_display = ["item", "access_count", "last_accessed_at"]
+    ordering = ["-last_accessed_at"]
+    raw_id_fields = ["item"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ItemAccess]:
+        return super().get_queryset(request).select_related("item").defer("item__embedding", "item__search_vector")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ItemAccess | None = None) -> bool:
+        return False

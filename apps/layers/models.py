@@ -160,10 +160,6 @@ class Item(models.Model):
     role = models.CharField(max_length=16, choices=MessageRole.choices, blank=True, default="")
     parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
     task_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    # How often the item was served in assembled context or history answers, and when last
-    # (updated in one batched UPDATE after the response, never per item on the hot path).
-    access_count = models.PositiveIntegerField(default=0)
-    last_accessed_at = models.DateTimeField(null=True, blank=True)
     # How helpful the item proved when served (0..1); strategies rank packages by it.
     helpfulness = models.FloatField(default=0.5)
     # memory (seed 003)
@@ -198,6 +194,22 @@ class Item(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.title or self.content[:40]}"
+
+
+class ItemAccess(models.Model):
+    """How often an item was served in assembled context or history answers, and when last (seed 002).
+
+    Kept apart from the item's row: an access counted on the item itself rewrote the whole row
+    (its vector among it) and added entries to every index, the HNSW index included, for each
+    item of each assembly. Written in one batched upsert after the response, never per item.
+    """
+
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, primary_key=True, related_name="access")
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.access_count}"
 
 
 class RelationshipKind(models.TextChoices):

@@ -1,5 +1,5 @@
-"""Access count and last access: updated when messages are served, in one batched UPDATE after
-the response (never inside the request)."""
+"""Access count and last access: updated when messages are served, in one batched upsert after
+the response (never inside the request), in ItemAccess, never rewriting the items themselves."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.conversations.services import items_record_access
-from apps.layers.models import Item
+from apps.layers.models import Item, ItemAccess
 from tests.conftest import Tenant
 from tests.conversations.conftest import messages
 
@@ -23,18 +23,20 @@ def test_serving_messages_counts_their_access_after_the_response(
     ask = {"layer": session, "query": "deploy", "token_budget": 2000}
     with CaptureQueriesContext(connection) as queries:
         body = tenant.client.post("/api/v1/context/", ask, format="json").json()
-    assert not [q for q in queries.captured_queries if "access_count" in q["sql"]]  # not in the request
+    assert not [q for q in queries.captured_queries if "itemaccess" in q["sql"]]  # not in the request
     served = [c["id"] for c in body["chunks"] if c["source"] == "item"]
     assert set(ids) <= set(served)
     wait_background()  # type: ignore[operator]
-    rows = {i.pk: i for i in Item.objects.filter(pk__in=ids)}
+    rows = {a.item_id: a for a in ItemAccess.objects.filter(item_id__in=ids)}
     assert all(rows[i].access_count == 1 and rows[i].last_accessed_at is not None for i in ids)
+    updated = {i.pk: i.updated_at for i in Item.objects.filter(pk__in=ids)}
     first_access = rows[ids[0]].last_accessed_at
     tenant.client.post("/api/v1/context/", ask, format="json")  # a cache hit serves them again
     tenant.client.get(f"/api/v1/history/?ids={ids[0]}")  # so does the history tool
     wait_background()  # type: ignore[operator]
-    again = Item.objects.get(pk=ids[0])
+    again = ItemAccess.objects.get(item_id=ids[0])
     assert again.access_count == 3 and again.last_accessed_at > first_access
+    assert {i.pk: i.updated_at for i in Item.objects.filter(pk__in=ids)} == updated  # items untouched
 
 
 def test_one_update_records_a_whole_batch(tenant: Tenant, session: int) -> None:
@@ -45,8 +47,10 @@ def test_one_update_records_a_whole_batch(tenant: Tenant, session: int) -> None:
     with CaptureQueriesContext(connection) as queries:
         assert items_record_access(counts={ids[0]: 2, ids[1]: 1}, at=now) == 2
     assert len(queries.captured_queries) == 1
-    counts = dict(Item.objects.filter(pk__in=ids).values_list("id", "access_count"))
+    counts = dict(ItemAccess.objects.filter(item_id__in=ids).values_list("item_id", "access_count"))
     assert counts == {ids[0]: 2, ids[1]: 1}
+    assert items_record_access(counts={ids[0]: 1, 10**12: 1}, at=now) == 1  # a deleted item is skipped
+    assert ItemAccess.objects.get(item_id=ids[0]).access_count == 3
 
 
 def test_the_items_api_shows_access(tenant: Tenant, session: int) -> None:
@@ -63,5 +67,5 @@ def test_the_celery_task_takes_the_ids_as_json_keys(tenant: Tenant, session: int
 
     (item,) = messages(tenant, session, ["a turn"])
     assert record_item_access.run({str(item): 2}, "2026-01-02T03:04:05+00:00") == 1
-    row = Item.objects.get(pk=item)
+    row = ItemAccess.objects.get(item_id=item)
     assert row.access_count == 2 and row.last_accessed_at.isoformat() == "2026-01-02T03:04:05+00:00"

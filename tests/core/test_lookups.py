@@ -8,7 +8,7 @@ from tests.conftest import Tenant
 
 
 def test_any_matches_like_in_on_keys_and_foreign_keys(tenant: Tenant, django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]
-    a, b, c = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in "abc"])
+    a, _, c = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in "abc"])
     assert set(Item.objects.filter(pk__any=[a.pk, c.pk]).values_list("pk", flat=True)) == {a.pk, c.pk}
     assert not Item.objects.filter(pk__any=[]).exists()
     assert Item.objects.filter(layer_id__any=(tenant.root.pk,)).count() == 3
