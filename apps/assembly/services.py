@@ -116,6 +116,14 @@ def _assemble(*, workspace: Workspace, params: ContextParams) -> Outcome:
             f"assembly passed its {timeout} ms deadline: this context lacks {', '.join(deadline.skipped)}; "
             "the full context is being assembled in the background and will be served from the cache"
         )
+    stale = {(s.candidate.source, s.candidate.id) for s in ranked if s.candidate.metadata.get("stale")}
+    if result is not None and stale:
+        names = sorted({c.layer_name for c in result.chunks if (c.source, c.id) in stale})
+        if names:
+            warnings.append(
+                f"stale summaries served for {', '.join(names)}: their last regeneration failed, "
+                "they predate the latest changes"
+            )
     if result is None or not result.chunks:
         why = (
             "no budget is left in this zone"

@@ -175,3 +175,19 @@ def test_a_personalized_set_is_one_more_call_whose_prompt_carries_the_readers_co
     mine = Summary.objects.get(layer=team.team, depth="paragraph", personalized_for=alice)
     assert mine.provider == "llm:gpt-4o-mini" and mine.personalization_ref["user"] == "alice"
     assert SummaryUsage.objects.get(workspace=tenant.workspace).calls == 2
+
+
+def test_a_context_that_serves_a_stale_summary_says_so(llm: FakeLlm, tenant: Tenant, team: Tree) -> None:
+    layer_summarize(layer=team.team)
+    fresh = tenant.client.post(
+        "/api/v1/context/", {"layer": team.team.pk, "query": "retries", "token_budget": 2000}, format="json"
+    ).json()
+    assert any(c["source"] == "summary" for c in fresh["chunks"]) and not any("stale" in w for w in fresh["warnings"])
+    facts(team.team, ["The retry worker now uses a token bucket per processor."])
+    llm.fail_next = 4
+    layer_summarize(layer=team.team, sleep=Sleeps(), trigger="changes")
+    body = tenant.client.post(
+        "/api/v1/context/", {"layer": team.team.pk, "query": "retry worker", "token_budget": 2000}, format="json"
+    ).json()
+    assert any(c["source"] == "summary" for c in body["chunks"])
+    assert any("stale summaries served for" in w and team.team.name in w for w in body["warnings"]), body["warnings"]
