@@ -18,6 +18,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble, context_preview
 from apps.core.errors import NotFound
 from apps.layers.models import ItemKind
+from apps.workspaces.authentication import api_key_of, workspace_of
 
 
 def params_from(v: dict[str, Any]) -> ContextParams:
@@ -128,7 +129,7 @@ class ContextApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        return Response(context_assemble(workspace=request.user.workspace, params=params, api_key=request.auth))
+        return Response(context_assemble(workspace=workspace_of(request), params=params, api_key=api_key_of(request)))
 
 
 class ContextPreviewApi(APIView):
@@ -139,7 +140,7 @@ class ContextPreviewApi(APIView):
         data = ContextApi.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        return Response(context_preview(workspace=request.user.workspace, params=params, api_key=request.auth))
+        return Response(context_preview(workspace=workspace_of(request), params=params, api_key=api_key_of(request)))
 
 
 class TraceApi(APIView):
@@ -149,7 +150,7 @@ class TraceApi(APIView):
             key = uuid.UUID(trace_id)
         except ValueError as exc:
             raise NotFound("trace not found", code="trace_not_found") from exc
-        record = AssemblyRecord.objects.filter(workspace=request.user.workspace, trace_id=key).first()
+        record = AssemblyRecord.objects.filter(workspace=workspace_of(request), trace_id=key).first()
         if record is None:
             raise NotFound("trace not found", code="trace_not_found")
         return Response(

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from apps.assembly.api import ContextApi
 from apps.assembly.streaming import StreamEvent, context_events, context_params, request_from_query_string
+from apps.workspaces.authentication import api_key_of, workspace_of
 
 MEDIA_TYPE = "text/event-stream"
 
@@ -52,7 +53,7 @@ class ContextStreamApi(APIView):
     )
     def get(self, request: Request) -> StreamingHttpResponse:
         params = context_params(request=request_from_query_string(request.query_params))
-        events = context_events(workspace=request.user.workspace, params=params, api_key=request.auth)
+        events = context_events(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
         response = StreamingHttpResponse(_stream(events), content_type=MEDIA_TYPE)
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # proxies such as nginx must not hold the events back

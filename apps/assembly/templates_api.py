@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from apps.assembly.engine import BUILTIN_TEMPLATES, Template, TemplateError
 from apps.assembly.models import OutputTemplate
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import Workspace
 
 
@@ -53,7 +54,7 @@ def _get(workspace: Workspace, name: str) -> OutputTemplate:
 class TemplateListCreateApi(APIView):
     @extend_schema(responses=TemplateOutput(many=True))
     def get(self, request: Request) -> Response:
-        templates = OutputTemplate.objects.filter(workspace=request.user.workspace).order_by("name")
+        templates = OutputTemplate.objects.filter(workspace=workspace_of(request)).order_by("name")
         return Response(TemplateOutput(templates, many=True).data)
 
     @extend_schema(request=TemplateInput, responses={201: TemplateOutput})
@@ -62,7 +63,7 @@ class TemplateListCreateApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             with transaction.atomic():
-                template = OutputTemplate.objects.create(workspace=request.user.workspace, **data.validated_data)
+                template = OutputTemplate.objects.create(workspace=workspace_of(request), **data.validated_data)
         except IntegrityError as exc:
             raise Conflict(f"template {data.validated_data['name']!r} exists", code="duplicate_template") from exc
         return Response(TemplateOutput(template).data, status=status.HTTP_201_CREATED)
@@ -71,11 +72,11 @@ class TemplateListCreateApi(APIView):
 class TemplateDetailApi(APIView):
     @extend_schema(responses=TemplateOutput)
     def get(self, request: Request, name: str) -> Response:
-        return Response(TemplateOutput(_get(request.user.workspace, name)).data)
+        return Response(TemplateOutput(_get(workspace_of(request), name)).data)
 
     @extend_schema(request=TemplateInput, responses=TemplateOutput)
     def put(self, request: Request, name: str) -> Response:
-        template = _get(request.user.workspace, name)
+        template = _get(workspace_of(request), name)
         data = TemplateInput(data={**request.data, "name": name} if isinstance(request.data, dict) else request.data)
         data.is_valid(raise_exception=True)
         template.body, template.by_type = data.validated_data["body"], data.validated_data["by_type"]
@@ -84,5 +85,5 @@ class TemplateDetailApi(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, name: str) -> Response:
-        _get(request.user.workspace, name).delete()
+        _get(workspace_of(request), name).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -14,6 +14,7 @@ from apps.core.pagination import DefaultPagination
 from apps.layers.models import Item, Priority
 from apps.layers.selectors import layer_get
 from apps.layers.services import MAX_CONTENT_CHARS
+from apps.workspaces.authentication import workspace_of
 
 MAX_USED = 1000
 
@@ -45,7 +46,7 @@ class ConsumptionApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         report = services.consumption_report(
-            workspace=request.user.workspace,
+            workspace=workspace_of(request),
             trace_id=data.validated_data["trace_id"],
             used=data.validated_data["used"],
         )
@@ -102,7 +103,7 @@ class StrategyListCreateApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        layer = layer_get(workspace=request.user.workspace, layer_id=fields.pop("layer"))
+        layer = layer_get(workspace=workspace_of(request), layer_id=fields.pop("layer"))
         helpfulness = fields.pop("helpfulness")
         strategy = services.strategy_create(layer=layer, fields=fields, helpfulness=helpfulness)
         return Response(StrategyOutput(strategy).data, status=status.HTTP_201_CREATED)
@@ -116,7 +117,7 @@ class StrategyListCreateApi(APIView):
     )
     def get(self, request: Request) -> Response:
         strategies = selectors.strategies_list(
-            workspace=request.user.workspace,
+            workspace=workspace_of(request),
             group_id=request.query_params.get("group_id", ""),
             agent_type=request.query_params.get("agent_type", ""),
         )
@@ -135,7 +136,7 @@ class StrategyFeedbackApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         strategy = services.strategy_feedback(
-            workspace=request.user.workspace, strategy_id=strategy_id, helpful=data.validated_data["helpful"]
+            workspace=workspace_of(request), strategy_id=strategy_id, helpful=data.validated_data["helpful"]
         )
         return Response(StrategyOutput(strategy).data)
 
@@ -149,4 +150,4 @@ class StatsApi(APIView):
     )
     def get(self, request: Request) -> Response:
         agent_type = request.query_params.get("agent_type")
-        return Response(workspace_stats(workspace=request.user.workspace, agent_type=agent_type or None))
+        return Response(workspace_stats(workspace=workspace_of(request), agent_type=agent_type or None))

@@ -18,6 +18,7 @@ from apps.error_patterns.signature import error_signature
 from apps.layers.models import Layer, LayerKind
 from apps.layers.selectors import layer_get, layer_get_by_external_id
 from apps.redaction.services import text_redact
+from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import Workspace
 
 MAX_TEXT = 20_000
@@ -128,7 +129,7 @@ class AttemptListCreateApi(APIView):
         except ValueError as exc:
             raise InvalidInput("layer must be an integer", code="invalid_layer") from exc
         attempts = selectors.attempts_list(
-            workspace=request.user.workspace,
+            workspace=workspace_of(request),
             layer_id=layer_id,
             group_id=request.query_params.get("group_id"),
             agent_type=request.query_params.get("agent_type"),
@@ -147,7 +148,7 @@ class AttemptListCreateApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         v: dict[str, Any] = data.validated_data
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         result = services.attempt_record(
             workspace=workspace,
             layer=_session(workspace, v["layer"], v["layer_external_id"]),
@@ -179,7 +180,7 @@ class PatternListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         patterns = selectors.patterns_list(
-            workspace=request.user.workspace,
+            workspace=workspace_of(request),
             signature=(request.query_params.get("signature") or "").strip(),
             min_confidence=_float_param(request, "min_confidence") or _float_param(request, "confidence"),
             max_confidence=_float_param(request, "max_confidence"),
@@ -192,12 +193,12 @@ class PatternListApi(APIView):
 class PatternDetailApi(APIView):
     @extend_schema(responses=PatternOutput)
     def get(self, request: Request, pattern_id: int) -> Response:
-        pattern = selectors.pattern_get(workspace=request.user.workspace, pattern_id=pattern_id)
+        pattern = selectors.pattern_get(workspace=workspace_of(request), pattern_id=pattern_id)
         return Response(PatternOutput(pattern).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, pattern_id: int) -> Response:
-        pattern = selectors.pattern_get(workspace=request.user.workspace, pattern_id=pattern_id)
+        pattern = selectors.pattern_get(workspace=workspace_of(request), pattern_id=pattern_id)
         services.pattern_delete(pattern=pattern)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -231,7 +232,7 @@ class PatternMatchApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         signature = error_signature(text_redact(workspace_id=workspace.pk, text=v["error"]).text)
         matches = selectors.patterns_match(
             workspace_id=workspace.pk, signature=signature, min_confidence=v["min_confidence"], limit=v["limit"]

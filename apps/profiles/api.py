@@ -16,6 +16,7 @@ from apps.core.pagination import DefaultPagination
 from apps.profiles import selectors, services
 from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
 from apps.profiles.services import ProfileInput
+from apps.workspaces.authentication import workspace_of
 
 NAME_REGEX = r"^[A-Za-z0-9_.-]{1,100}$"
 
@@ -103,7 +104,7 @@ class ProfileListCreateApi(APIView):
 
     @extend_schema(responses=ProfileOutput(many=True))
     def get(self, request: Request) -> Response:
-        profiles = selectors.profiles_list(workspace=request.user.workspace)
+        profiles = selectors.profiles_list(workspace=workspace_of(request))
         paginator = DefaultPagination()
         page = paginator.paginate_queryset(profiles, request, view=self)
         return paginator.get_paginated_response(ProfileOutput(page, many=True).data)
@@ -113,7 +114,7 @@ class ProfileListCreateApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         profile = services.profile_create(
-            workspace=request.user.workspace, name=data.validated_data["name"], data=data.profile_input()
+            workspace=workspace_of(request), name=data.validated_data["name"], data=data.profile_input()
         )
         return Response(ProfileOutput(profile).data, status=status.HTTP_201_CREATED)
 
@@ -129,12 +130,12 @@ class ProfileDetailApi(APIView):
 
     @extend_schema(responses=ProfileOutput)
     def get(self, request: Request, name: str) -> Response:
-        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        profile = selectors.profile_get(workspace=workspace_of(request), name=name)
         return Response(ProfileOutput(profile).data)
 
     @extend_schema(request=Input, responses=ProfileOutput)
     def put(self, request: Request, name: str) -> Response:
-        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        profile = selectors.profile_get(workspace=workspace_of(request), name=name)
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         profile = services.profile_update(
@@ -144,6 +145,6 @@ class ProfileDetailApi(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, name: str) -> Response:
-        profile = selectors.profile_get(workspace=request.user.workspace, name=name)
+        profile = selectors.profile_get(workspace=workspace_of(request), name=name)
         services.profile_delete(profile=profile)
         return Response(status=status.HTTP_204_NO_CONTENT)

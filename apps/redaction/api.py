@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from apps.redaction import selectors, services
 from apps.redaction.models import AllowKind, AllowlistEntry
+from apps.workspaces.authentication import workspace_of
 
 MAX_REDACT_CHARS = 200_000
 
@@ -41,7 +42,7 @@ class RedactApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        result = services.text_redact(workspace_id=request.user.workspace.pk, text=data.validated_data["text"])
+        result = services.text_redact(workspace_id=workspace_of(request).pk, text=data.validated_data["text"])
         return Response(result.as_dict())
 
 
@@ -60,25 +61,25 @@ class AllowlistApi(APIView):
 
     @extend_schema(responses=AllowlistEntryOutput(many=True))
     def get(self, request: Request) -> Response:
-        entries = selectors.allowlist_entries(workspace=request.user.workspace)
+        entries = selectors.allowlist_entries(workspace=workspace_of(request))
         return Response(AllowlistEntryOutput(entries, many=True).data)
 
     @extend_schema(request=Input, responses={201: AllowlistEntryOutput})
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = services.allowlist_entry_create(workspace=request.user.workspace, **data.validated_data)
+        entry = services.allowlist_entry_create(workspace=workspace_of(request), **data.validated_data)
         return Response(AllowlistEntryOutput(entry).data, status=status.HTTP_201_CREATED)
 
 
 class AllowlistEntryApi(APIView):
     @extend_schema(responses=AllowlistEntryOutput)
     def get(self, request: Request, entry_id: int) -> Response:
-        entry = selectors.allowlist_entry_get(workspace=request.user.workspace, entry_id=entry_id)
+        entry = selectors.allowlist_entry_get(workspace=workspace_of(request), entry_id=entry_id)
         return Response(AllowlistEntryOutput(entry).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, entry_id: int) -> Response:
-        entry = selectors.allowlist_entry_get(workspace=request.user.workspace, entry_id=entry_id)
+        entry = selectors.allowlist_entry_get(workspace=workspace_of(request), entry_id=entry_id)
         services.allowlist_entry_delete(entry=entry)
         return Response(status=status.HTTP_204_NO_CONTENT)

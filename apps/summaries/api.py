@@ -15,6 +15,7 @@ from apps.layers.selectors import layer_get
 from apps.summaries import selectors, services
 from apps.summaries.config import SummaryConfig, config_of, config_update
 from apps.summaries.models import Depth
+from apps.workspaces.authentication import workspace_of
 
 
 class SummaryOutput(serializers.Serializer):
@@ -54,7 +55,7 @@ class LayerSummariesApi(APIView):
         ),
     )
     def get(self, request: Request, layer_id: int) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         layer = layer_get(workspace=workspace, layer_id=layer_id)
         username = request.query_params.get("user") or ""
         user = selectors.member_get(workspace_id=workspace.pk, username=username) if username else None
@@ -82,7 +83,7 @@ class LayerSummarizeApi(APIView):
     )
     def post(self, request: Request, layer_id: int) -> Response:
         """Regenerate now, even when the source is unchanged (runs in the request: never on the hot path)."""
-        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
         result = services.layer_summarize(layer=layer, force=True)
         rows = selectors.layer_summaries_get(layer_id=layer.pk)
         return Response(
@@ -120,12 +121,12 @@ class LayerConfigApi(APIView):
 
     @extend_schema(responses=ConfigOutput)
     def get(self, request: Request, layer_id: int) -> Response:
-        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
         return Response(ConfigOutput(config_of(layer=layer)).data)
 
     @extend_schema(request=Input, responses=ConfigOutput)
     def put(self, request: Request, layer_id: int) -> Response:
-        layer = layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         config: SummaryConfig = config_update(layer=layer, changes=dict(data.validated_data))

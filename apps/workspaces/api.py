@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import NotFound
+from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import ApiKey
 from apps.workspaces.selectors import workspace_status
 from apps.workspaces.services import api_key_create, api_key_revoke
@@ -17,7 +18,7 @@ from apps.workspaces.services import api_key_create, api_key_revoke
 class StatusApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
-        return Response(workspace_status(workspace=request.user.workspace))
+        return Response(workspace_status(workspace=workspace_of(request)))
 
 
 class ApiKeyOutput(serializers.ModelSerializer):
@@ -33,14 +34,14 @@ class ApiKeyListCreateApi(APIView):
 
     @extend_schema(responses=ApiKeyOutput(many=True))
     def get(self, request: Request) -> Response:
-        keys = ApiKey.objects.filter(workspace=request.user.workspace).order_by("id")
+        keys = ApiKey.objects.filter(workspace=workspace_of(request)).order_by("id")
         return Response(ApiKeyOutput(keys, many=True).data)
 
     @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        created = api_key_create(workspace=request.user.workspace, name=data.validated_data["name"])
+        created = api_key_create(workspace=workspace_of(request), name=data.validated_data["name"])
         body = dict(ApiKeyOutput(created.api_key).data, key=created.secret)
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -48,7 +49,7 @@ class ApiKeyListCreateApi(APIView):
 class ApiKeyRevokeApi(APIView):
     @extend_schema(request=None, responses=ApiKeyOutput)
     def post(self, request: Request, key_id: int) -> Response:
-        key = ApiKey.objects.filter(workspace=request.user.workspace, pk=key_id).first()
+        key = ApiKey.objects.filter(workspace=workspace_of(request), pk=key_id).first()
         if key is None:
             raise NotFound("API key not found", code="api_key_not_found")
         return Response(ApiKeyOutput(api_key_revoke(api_key=key)).data)
