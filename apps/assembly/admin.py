@@ -55,7 +55,8 @@ class AssemblyRecordAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[AssemblyRecord]:
         queryset = super().get_queryset(request)
         # The changelist never needs the JSON columns; the change page reads them per object.
-        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+        match = request.resolver_match
+        if match and match.url_name and match.url_name.endswith("_changelist"):
             queryset = queryset.defer("request", "trace")
         return queryset
 

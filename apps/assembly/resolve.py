@@ -84,7 +84,7 @@ def _scorer(name: str) -> Scorer:
     if path is None:
         names = ", ".join(sorted(settings.RANKING_FUNCTIONS))
         raise InvalidInput(f"unknown ranking function {name!r} (registered: {names})", code="unknown_ranking")
-    return import_string(path)  # type: ignore[no-any-return]
+    return import_string(path)
 
 
 def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:

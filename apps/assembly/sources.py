@@ -52,7 +52,8 @@ def apply_stand_ins(candidates: list[Candidate]) -> tuple[list[Candidate], list[
     replaced_ids = {int(i) for c in candidates for i in c.metadata.get("stands_in_for", ())}
     if not replaced_ids:
         return candidates, []
-    kept, replaced = [], []
+    kept: list[Candidate] = []
+    replaced: list[Candidate] = []
     for c in candidates:
         stood_in = c.source == "item" and c.distance is not None and c.id in replaced_ids
         (replaced if stood_in else kept).append(c)

@@ -32,7 +32,9 @@ class Community(models.Model):
     title = models.CharField(max_length=500)
     summary = models.TextField()
     summary_tokens = models.PositiveIntegerField(default=0)
-    members = models.ManyToManyField(Item, through="CommunityMember", related_name="communities")
+    members: models.ManyToManyField[Item, CommunityMember] = models.ManyToManyField(
+        Item, through="CommunityMember", related_name="communities"
+    )
     first_at = models.DateTimeField()
     last_at = models.DateTimeField()
     computed_at = models.DateTimeField()

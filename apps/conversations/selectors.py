@@ -80,8 +80,8 @@ def branches_list(*, layer: Layer) -> dict[str, Any]:
         m = previews[b["leaf"]]
         b["last_at"] = m["created_at"]
         b["preview"] = (m["title"] or m["content"])[:120]
-    forks = [{"id": i, "children": kids} for i, kids in s.children.items() if len(kids) > 1]
-    return {"layer": layer.pk, "messages": len(s.parent), "roots": s.roots, "forks": forks, "branches": branches}
+    fork_rows = [{"id": i, "children": kids} for i, kids in s.children.items() if len(kids) > 1]
+    return {"layer": layer.pk, "messages": len(s.parent), "roots": s.roots, "forks": fork_rows, "branches": branches}
 
 
 def thread_of(*, item: Item) -> dict[str, Any]:

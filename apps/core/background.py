@@ -11,7 +11,7 @@ import atexit
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
@@ -77,7 +77,8 @@ def queue_depth() -> int:
             import redis
 
             client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1)
-            return int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE))
+            # redis-py types each command `Awaitable[T] | T` (shared with its async client); this one is sync.
+            return int(cast(int, client.llen(settings.CELERY_TASK_DEFAULT_QUEUE)))
         except Exception:  # noqa: BLE001 - status must answer even when the broker does not
             log.warning("could not read the Celery queue length", exc_info=True)
             return -1

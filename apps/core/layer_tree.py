@@ -36,7 +36,7 @@ class LayerRow:
 
 def layer_rows(*, workspace: Workspace) -> list[LayerRow]:
     """Every layer of the workspace, depth first, with its item count (one query)."""
-    layers = list(layers_list(workspace=workspace).annotate(item_count=Count("items")))
+    layers: list[Layer] = list(layers_list(workspace=workspace).annotate(item_count=Count("items")))
     ids = {layer.pk for layer in layers}
     children: dict[int | None, list[Layer]] = defaultdict(list)
     for layer in layers:
@@ -56,7 +56,7 @@ def layer_rows(*, workspace: Workspace) -> list[LayerRow]:
                 kind_label=layer.get_kind_display(),
                 name=layer.name,
                 external_id=layer.external_id,
-                item_count=layer.item_count,  # type: ignore[attr-defined]
+                item_count=layer.item_count,  # type: ignore[attr-defined]  # from .annotate() above
                 depth=depth,
             )
         )

@@ -15,7 +15,7 @@ from django.db.models import Field, ForeignObject, Lookup
 
 @ForeignObject.register_lookup  # foreign keys keep their own lookup registry
 @Field.register_lookup
-class AnyOf(Lookup):  # type: ignore[type-arg]
+class AnyOf(Lookup):
     lookup_name = "any"
     prepare_rhs = False
 

@@ -15,7 +15,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from apps.layers import vectors
 
 
-class EmbeddingField(models.Field):  # type: ignore[type-arg]
+class EmbeddingField(models.Field):
     """A fixed-dimension float vector, stored as pgvector when available."""
 
     description = "Embedding vector"

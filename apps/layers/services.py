@@ -200,11 +200,12 @@ def _check_parents(*, layer: Layer, items: Sequence[Item]) -> None:
 
 
 def _check_external_ids(*, layer: Layer, items: Sequence[Item]) -> None:
-    ids = [item.external_id for item in items if item.external_id]
+    ids = [external_id for item in items if (external_id := item.external_id)]
     duplicates = sorted({x for x in ids if ids.count(x) > 1})
     if duplicates:
         raise Conflict(f"external_id {duplicates[0]!r} repeats in the request", code="duplicate_external_id")
-    taken = sorted(Item.objects.filter(layer=layer, external_id__in=ids).values_list("external_id", flat=True))
+    found = Item.objects.filter(layer=layer, external_id__in=ids).values_list("external_id", flat=True)
+    taken = sorted(x for x in found if x is not None)  # never None: matched one of `ids`
     if taken:
         raise Conflict(
             f"an item with external_id {taken[0]!r} already exists in this layer",

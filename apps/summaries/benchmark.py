@@ -93,7 +93,7 @@ def bench_seed(*, layers: int, items: int, seed: int = 7) -> Seeded:
     workspace, _ = workspace_create(slug=f"bench-summaries-{int(time.time() * 1000)}")
     root = Layer.objects.get(workspace=workspace, kind=LayerKind.COMPANY)
     created = [root]
-    kinds = [LayerKind.ORG, LayerKind.TEAM, LayerKind.PROJECT]
+    kinds: list[str] = [LayerKind.ORG, LayerKind.TEAM, LayerKind.PROJECT]
     parent_pool = [root]
     while len(created) < layers:
         parent = parent_pool[(len(created) - 1) % len(parent_pool)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -108,13 +108,13 @@ def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[f
     reader's recent concerns) pull the centroid toward their terms, weighted as much as the
     whole source, so sentences about them win when they are otherwise close.
     """
-    per_text: dict[int, Counter[str]] = {}
+    per_text: dict[int, defaultdict[str, float]] = {}
     for s in sentences:
         if s.norm:
-            vector = per_text.setdefault(s.source, Counter())
+            vector = per_text.setdefault(s.source, defaultdict(float))
             for t, w in s.weights.items():
                 vector[t] += w / s.norm
-    centroid: Counter[str] = Counter()
+    centroid: defaultdict[str, float] = defaultdict(float)
     for vector in per_text.values():
         v_norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
         for t, w in vector.items():
@@ -132,7 +132,7 @@ def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[f
         if not s.norm:
             scores.append(0.0)
             continue
-        cos = sum(w * centroid[t] for t, w in s.weights.items()) / (s.norm * c_norm)
+        cos = sum(w * centroid.get(t, 0.0) for t, w in s.weights.items()) / (s.norm * c_norm)
         # Fragments say little, a question asks rather than tells, and a sentence opening on a
         # pronoun leans on one the reader will not see.
         damp = min(1.0, len(s.weights) / 6) * (ANAPHORA_DAMPING if _ANAPHORA.match(s.text) else 1.0)

@@ -8,6 +8,7 @@ and org summaries never get here (config.GENERIC_KINDS).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,7 +68,7 @@ def readers_of(*, layer: Layer, now: datetime, only_user_id: int | None = None) 
         .order_by("-created_at", "-id")
         .values("id", "kind", "role", "content", "metadata")[:2000]
     )
-    by_user: dict[str, list[dict[str, Any]]] = {}
+    by_user: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         name = row["metadata"].get("user")
         if isinstance(name, str) and name and len(by_user.get(name, [])) < ITEMS_PER_READER:

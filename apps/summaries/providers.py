@@ -28,7 +28,7 @@ from apps.summaries.truncation import truncate_at_sentence
 
 DEPTHS: tuple[str, ...] = (Depth.SENTENCE, Depth.PARAGRAPH, Depth.DETAILED)
 # Share of a personalized paragraph/detailed summary given to the reader's concerns.
-LEAD_SHARE = {Personalization.PERSONALIZED: 0.2, Personalization.HIGHLY_PERSONALIZED: 0.35}
+LEAD_SHARE: dict[str, float] = {Personalization.PERSONALIZED: 0.2, Personalization.HIGHLY_PERSONALIZED: 0.35}
 
 
 @dataclass(frozen=True)

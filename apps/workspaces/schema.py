@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
-class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "apps.workspaces.authentication.ApiKeyAuthentication"
     name = "ApiKey"
 

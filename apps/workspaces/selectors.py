@@ -22,6 +22,8 @@ def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> list[Works
     """Workspaces the user is a member of (all of them for superusers)."""
     if getattr(user, "is_superuser", False):
         return list(Workspace.objects.order_by("slug"))
+    if user.pk is None:  # anonymous: `user_id=None` would match the workspaces with no member at all
+        return []
     return list(Workspace.objects.filter(memberships__user_id=user.pk).order_by("slug"))
 
 

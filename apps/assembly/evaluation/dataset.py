@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 DEFAULT_PATH = Path(__file__).with_name("dataset.json")
 ADVERSARIAL = "adversarial"
@@ -90,7 +91,7 @@ def _turn(raw: dict[str, str]) -> Turn:
     return Turn(id=raw["id"], role=raw["role"], created_at=datetime.fromisoformat(raw["created_at"]), text=raw["text"])
 
 
-def _conversation(raw: dict) -> Conversation:  # type: ignore[type-arg]
+def _conversation(raw: dict[str, Any]) -> Conversation:
     sessions = tuple(
         Session(
             id=s["id"],
@@ -102,7 +103,7 @@ def _conversation(raw: dict) -> Conversation:  # type: ignore[type-arg]
     return Conversation(id=raw["id"], title=raw["title"], sessions=sessions)
 
 
-def _question(raw: dict) -> Question:  # type: ignore[type-arg]
+def _question(raw: dict[str, Any]) -> Question:
     return Question(
         id=raw["id"],
         conversation=raw["conversation"],
@@ -114,7 +115,7 @@ def _question(raw: dict) -> Question:  # type: ignore[type-arg]
     )
 
 
-def dataset_parse(data: dict) -> Dataset:  # type: ignore[type-arg]
+def dataset_parse(data: dict[str, Any]) -> Dataset:
     """Build the dataclasses from the JSON object (no invariant checks)."""
     try:
         return Dataset(
