@@ -105,7 +105,7 @@ def retrieve(
     if vector_used and deadline.expired():
         deadline.skip("vector search")
         vector_used = False
-    elif vector_used:
+    elif vector_used and query_vector is not None:  # vector_used implies it; the check narrows the type
         try:
             with statement_timeout(deadline.remaining_ms()):
                 vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit)

@@ -20,6 +20,7 @@ from apps.core.errors import InvalidInput
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
 from apps.layers.models import LayerKind, MessageRole
+from apps.workspaces.authentication import workspace_of
 
 
 class BranchesApi(APIView):
@@ -27,7 +28,7 @@ class BranchesApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, layer_id: int) -> Response:
-        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         return Response(selectors.branches_list(layer=layer))
 
 
@@ -36,7 +37,7 @@ class ThreadApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, item_id: int) -> Response:
-        item = layer_selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        item = layer_selectors.item_get(workspace=workspace_of(request), item_id=item_id)
         if item.kind != "message":
             raise InvalidInput("only messages have threads", code="invalid_kind")
         return Response(selectors.thread_of(item=item))
@@ -49,7 +50,7 @@ class ImportanceApi(APIView):
 
     @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, item_id: int) -> Response:
-        item = layer_selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        item = layer_selectors.item_get(workspace=workspace_of(request), item_id=item_id)
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         item = services.message_mark_important(item=item, important=data.validated_data["important"])
@@ -84,12 +85,12 @@ class CommunitiesApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, layer_id: int) -> Response:
-        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         return Response(_communities_body(list(selectors.communities_list(layer=layer))))
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, layer_id: int) -> Response:
-        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         communities_refresh(layer_id=layer.pk, force=True)
         return Response(_communities_body(list(selectors.communities_list(layer=layer))))
 
@@ -126,7 +127,7 @@ class HistoryApi(APIView):
         responses=OpenApiTypes.OBJECT,
     )
     def get(self, request: Request) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         params = request.query_params
         layer_id = parse_int(params.get("layer"), name="layer")
         layer = layer_selectors.layer_get(workspace=workspace, layer_id=layer_id) if layer_id is not None else None
@@ -153,13 +154,13 @@ class HistoryApi(APIView):
 class ExportApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, layer_id: int) -> Response:
-        layer = layer_selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = layer_selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         return Response(transfer.graph_export(layer=layer))
 
 
 class _MessageIn(serializers.Serializer):
     ref = serializers.CharField(max_length=50)
-    parent = serializers.CharField(max_length=50, allow_null=True, required=False, default=None)
+    parent = serializers.CharField(max_length=50, allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
     role = serializers.ChoiceField(choices=MessageRole.choices)
     title = serializers.CharField(max_length=500, allow_blank=True, required=False, default="")
     content = serializers.CharField(max_length=200_000, trim_whitespace=False)
@@ -204,9 +205,10 @@ class _GraphIn(serializers.Serializer):
     format = serializers.ChoiceField(choices=[transfer.FORMAT])
     version = serializers.ChoiceField(choices=[transfer.VERSION])
     layer = _LayerIn()
-    messages = _MessageIn(many=True, max_length=50_000)
-    summaries = _SummaryIn(many=True, required=False, default=list, max_length=3)
-    communities = _CommunityIn(many=True, required=False, default=list, max_length=10_000)
+    # ListSerializer takes max_length since DRF 3.14; the stubs' BaseSerializer.__init__ lacks it.
+    messages = _MessageIn(many=True, max_length=50_000)  # type: ignore[call-arg]
+    summaries = _SummaryIn(many=True, required=False, default=list, max_length=3)  # type: ignore[call-arg]
+    communities = _CommunityIn(many=True, required=False, default=list, max_length=10_000)  # type: ignore[call-arg]
 
 
 class ImportApi(APIView):
@@ -214,7 +216,7 @@ class ImportApi(APIView):
 
     @extend_schema_serializer(component_name="ConversationImport")
     class Input(serializers.Serializer):
-        parent = serializers.IntegerField()
+        parent = serializers.IntegerField()  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         name = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         graph = _GraphIn()
@@ -224,7 +226,7 @@ class ImportApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         parent = layer_selectors.layer_get(workspace=workspace, layer_id=v["parent"])
         layer = transfer.graph_import(
             workspace=workspace, parent=parent, graph=v["graph"], name=v["name"], external_id=v["external_id"]

@@ -18,6 +18,7 @@ from apps.core.pagination import DefaultPagination
 from apps.layers import selectors, services
 from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority
 from apps.layers.services import ItemInput
+from apps.workspaces.authentication import workspace_of
 
 
 def parse_int(value: str | None, *, name: str) -> int | None:
@@ -41,13 +42,13 @@ class LayerListCreateApi(APIView):
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=LayerKind.choices)
         name = serializers.CharField(max_length=200)
-        parent = serializers.IntegerField(allow_null=True, required=False, default=None)
+        parent = serializers.IntegerField(allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
 
     @extend_schema(responses=LayerOutput(many=True))
     def get(self, request: Request) -> Response:
         layers = selectors.layers_list(
-            workspace=request.user.workspace,
+            workspace=workspace_of(request),
             kind=request.query_params.get("kind") or None,
             external_id=request.query_params.get("external_id") or None,
             parent_id=parse_int(request.query_params.get("parent"), name="parent"),
@@ -60,7 +61,7 @@ class LayerListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         parent_id = data.validated_data["parent"]
         parent = selectors.layer_get(workspace=workspace, layer_id=parent_id) if parent_id is not None else None
         layer = services.layer_create(
@@ -77,17 +78,17 @@ class LayerDetailApi(APIView):
     @extend_schema_serializer(component_name="LayerUpdate")
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=200, required=False)
-        parent = serializers.IntegerField(required=False)
+        parent = serializers.IntegerField(required=False)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         external_id = serializers.CharField(max_length=200, allow_null=True, required=False)
 
     @extend_schema(responses=LayerOutput)
     def get(self, request: Request, layer_id: int) -> Response:
-        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         return Response(LayerOutput(layer).data)
 
     @extend_schema(request=Input, responses=LayerOutput)
     def patch(self, request: Request, layer_id: int) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         layer = selectors.layer_get(workspace=workspace, layer_id=layer_id)
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
@@ -99,7 +100,7 @@ class LayerDetailApi(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, layer_id: int) -> Response:
-        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=layer_id)
+        layer = selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
         services.layer_delete(layer=layer)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -114,7 +115,7 @@ class ItemFields(serializers.Serializer):
     external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
     created_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     role = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
-    parent = serializers.IntegerField(required=False, allow_null=True, default=None)
+    parent = serializers.IntegerField(required=False, allow_null=True, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
     task_ids = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=100, required=False, default=list
     )
@@ -191,7 +192,7 @@ class ItemListCreateApi(APIView):
 
     @extend_schema(responses=ItemOutput(many=True))
     def get(self, request: Request) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         layer_id = parse_int(request.query_params.get("layer"), name="layer")
         if layer_id is not None:
             selectors.layer_get(workspace=workspace, layer_id=layer_id)
@@ -210,7 +211,7 @@ class ItemListCreateApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=fields.pop("layer"))
+        layer = selectors.layer_get(workspace=workspace_of(request), layer_id=fields.pop("layer"))
         (item,) = services.items_create(layer=layer, items=[ItemInput(**fields)])
         item.embedded = False  # type: ignore[attr-defined]
         return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)
@@ -220,7 +221,8 @@ class ItemBulkCreateApi(APIView):
     @extend_schema_serializer(component_name="ItemBulkCreate")
     class Input(serializers.Serializer):
         layer = serializers.IntegerField()
-        items = ItemFields(many=True, allow_empty=False, max_length=settings.BULK_MAX_ITEMS)
+        # ListSerializer takes max_length since DRF 3.14; the stubs' BaseSerializer.__init__ lacks it.
+        items = ItemFields(many=True, allow_empty=False, max_length=settings.BULK_MAX_ITEMS)  # type: ignore[call-arg]
 
     @extend_schema_serializer(component_name="ItemBulkCreated")
     class Output(serializers.Serializer):
@@ -230,7 +232,7 @@ class ItemBulkCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        layer = selectors.layer_get(workspace=request.user.workspace, layer_id=data.validated_data["layer"])
+        layer = selectors.layer_get(workspace=workspace_of(request), layer_id=data.validated_data["layer"])
         items = services.items_create(layer=layer, items=[ItemInput(**f) for f in data.validated_data["items"]])
         return Response({"ids": [item.pk for item in items]}, status=status.HTTP_201_CREATED)
 
@@ -238,19 +240,19 @@ class ItemBulkCreateApi(APIView):
 class ItemDetailApi(APIView):
     @extend_schema_serializer(component_name="ItemUpdate")
     class Input(ItemFields):
-        kind = None  # the kind of an item never changes
+        kind = None  # type: ignore[assignment]  # None removes the inherited field: the kind of an item never changes
         content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False, required=False)
 
     @extend_schema(responses=ItemOutput)
     def get(self, request: Request, item_id: int) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         selectors.item_get(workspace=workspace, item_id=item_id)
         item = _with_embedded_flag(selectors.items_list(workspace=workspace)).get(pk=item_id)
         return Response(ItemOutput(item).data)
 
     @extend_schema(request=Input, responses=ItemOutput)
     def patch(self, request: Request, item_id: int) -> Response:
-        workspace = request.user.workspace
+        workspace = workspace_of(request)
         item = selectors.item_get(workspace=workspace, item_id=item_id)
         data = self.Input(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
@@ -263,6 +265,6 @@ class ItemDetailApi(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, item_id: int) -> Response:
-        item = selectors.item_get(workspace=request.user.workspace, item_id=item_id)
+        item = selectors.item_get(workspace=workspace_of(request), item_id=item_id)
         services.item_delete(item=item)
         return Response(status=status.HTTP_204_NO_CONTENT)
