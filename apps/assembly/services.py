@@ -301,6 +301,18 @@ def _pack(ranked: list[Scored], r: Resolved, budget: int) -> Assembled:
     )
 
 
+def _threads(tree: LayerTree, layer_ids: set[int]) -> dict[int, int]:
+    """Each layer's conversation: its nearest multi-session ancestor (or itself), where it has one."""
+    out: dict[int, int] = {}
+    for layer_id in layer_ids:
+        node: int | None = layer_id
+        while node is not None and node in tree and tree[node][1] != LayerKind.MULTI_SESSION:
+            node = tree[node][0]
+        if node is not None and node in tree:
+            out[layer_id] = node
+    return out
+
+
 def _gather_and_pack(
     workspace: Workspace,
     params: ContextParams,
@@ -381,6 +393,7 @@ def _gather_and_pack(
         group_id=params.group_id,
         agent_type=r.agent_type,
         resolution=r.resolution,
+        threads=_threads(tree, {c.layer_id for c in candidates}),
     )
     ranked = rank(candidates, context=context, scorer=r.scorer)
     return ranked, _pack(ranked, r, r.budget), extra_trace

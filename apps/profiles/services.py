@@ -32,6 +32,7 @@ RANKING_WEIGHT_KEYS = frozenset(
         "agent_type",
         "distance",
         "helpfulness",
+        "focus",
         "pinned",
         "recency_half_life_days",
     }

@@ -143,3 +143,28 @@ def test_it_cuts_only_one_item() -> None:
     result = assemble(rank(items, context=CTX), budget=80, fmt="text", count=o200k)
     assert [c.id for c in result.chunks] == [1] and result.truncated_count == 1
     assert [(e.decision, e.reason) for e in result.trace][1] == ("excluded", "over_budget")
+
+
+def test_hits_in_the_conversation_the_search_points_at_outrank_equal_hits_elsewhere() -> None:
+    # layers 10, 11 belong to conversation 100; layer 20 to conversation 200
+    items = [
+        cand(1, "renovation beam cost", layer_id=10, vector_rank=1, vector_similarity=0.9),
+        cand(2, "renovation panel cost", layer_id=11, vector_rank=2, vector_similarity=0.88),
+        cand(3, "moving costs money", layer_id=20, vector_rank=3, vector_similarity=0.87),
+        cand(4, "wiring cost", layer_id=10, vector_rank=4, vector_similarity=0.86),
+        cand(5, "company policy", layer_id=1, vector_rank=5, vector_similarity=0.85),
+    ]
+    threads = {10: 100, 11: 100, 20: 200}
+    plain = [s.candidate.id for s in rank(items, context=CTX)]
+    focused = rank(items, context=RankContext(now=NOW, threads=threads))
+    assert plain == [1, 2, 3, 4, 5]
+    # the other conversation's hit falls behind; an item outside every conversation is neither helped nor hurt
+    assert [s.candidate.id for s in focused] == [1, 2, 4, 5, 3]
+    assert focused[0].parts["focus"] == 1.0 and 0 < focused[4].parts["focus"] < 1
+    assert "focus" not in focused[3].parts
+
+
+def test_hits_from_one_conversation_get_no_focus_part() -> None:
+    items = [cand(i, f"turn {i}", layer_id=10, vector_rank=i, vector_similarity=0.9 - i / 100) for i in range(1, 4)]
+    ranked = rank(items, context=RankContext(now=NOW, threads={10: 100}))
+    assert all("focus" not in s.parts for s in ranked)

@@ -41,6 +41,7 @@ class RankWeights:
     group: float = 0.2
     agent_type: float = 0.2
     helpfulness: float = 0.2
+    focus: float = 0.6
     distance: float = 0.2
     recency_half_life_days: float = 30.0
 
@@ -61,6 +62,9 @@ class RankContext:
     group_id: str = ""
     agent_type: str = ""
     resolution: Resolution = field(default_factory=Resolution)
+    # layer id → the conversation (multi-session layer) it belongs to, for the focus part
+    threads: Mapping[int, int] = field(default_factory=dict)
+    focus: Mapping[int, float] = field(default_factory=dict)  # filled by `rank`
 
 
 Scorer = Callable[[Candidate, RankContext], Scored]
@@ -112,6 +116,31 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     return out
 
 
+FOCUS_TOP_HITS = 3
+
+
+def thread_focus(
+    candidates: list[Candidate], relevance: Mapping[tuple[str, int], float], threads: Mapping[int, int]
+) -> dict[int, float]:
+    """How strongly the search hits point at each conversation, in [0, 1] (1 for the strongest).
+
+    A question asked above several conversations is nearly always about one of them, and its
+    words also match turns of the others ("costs" in a renovation and in a budget). A
+    conversation's weight is the sum of its best FOCUS_TOP_HITS hit relevances. Empty (no focus)
+    unless the hits come from two conversations or more.
+    """
+    by_thread: dict[int, list[float]] = {}
+    for c in candidates:
+        thread = threads.get(c.layer_id)
+        if thread is not None and (c.vector_rank or c.keyword_rank):
+            by_thread.setdefault(thread, []).append(relevance.get(c.key, 0.0))
+    if len(by_thread) < 2:
+        return {}
+    weight = {t: sum(sorted(values, reverse=True)[:FOCUS_TOP_HITS]) for t, values in by_thread.items()}
+    top = max(weight.values())
+    return {t: w / top for t, w in weight.items()} if top > 0 else {}
+
+
 def fused_relevance(c: Candidate, weights: RankWeights) -> float:
     """Fused RRF scaled to [0, 1] for one candidate on its own (seeds for related expansion)."""
     fused_max = (weights.vector + weights.keyword) / (RRF_K + 1)
@@ -137,6 +166,9 @@ def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
         parts["agent_type"] = 1.0 if ctx.agent_type in c.agent_types else (0.5 if not c.agent_types else 0.0)
     if c.kind == "package" and c.type == "strategy":
         parts["helpfulness"] = min(max(c.helpfulness, 0.0), 1.0)
+    thread = ctx.threads.get(c.layer_id)
+    if thread is not None and ctx.focus:
+        parts["focus"] = ctx.focus.get(thread, 0.0)
     if c.distance is not None:
         parts["distance"] = math.pow(0.5, c.distance / max(ctx.resolution.full_context_distance, 1))
     return parts
@@ -173,6 +205,7 @@ def _group(c: Candidate) -> int:
 
 def rank(candidates: list[Candidate], *, context: RankContext, scorer: Scorer = weighted_score) -> list[Scored]:
     """Pinned first, then error hints, then by score; ties by source and id for determinism."""
-    context = replace(context, relevance=relevance_by_position(candidates, context.weights))
+    relevance = relevance_by_position(candidates, context.weights)
+    context = replace(context, relevance=relevance, focus=thread_focus(candidates, relevance, context.threads))
     scored = [scorer(c, context) for c in candidates]
     return sorted(scored, key=lambda s: (_group(s.candidate), -s.score, s.candidate.source, s.candidate.id))
