@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from apps.redaction.allowpatterns import AllowPattern, fullmatch
 from apps.redaction.context import CONTEXT_FINDERS
 from apps.redaction.entropy import ENTROPY_FINDERS
 from apps.redaction.pii import PII_FINDERS
@@ -32,11 +33,24 @@ class Allow:
     """A workspace's allow-list: exact values and full-match patterns that are not secrets."""
 
     exact: frozenset[str] = frozenset()
-    patterns: tuple[re.Pattern[str], ...] = ()
+    patterns: tuple[AllowPattern, ...] = ()
+    # Patterns that ran out of time once: skipped for the rest of this Allow's life (one request).
+    slow: set[int] = field(default_factory=set, compare=False, repr=False)
 
     def allows(self, value: str) -> bool:
+        """Whether `value` is a kept false positive; a pattern that times out does not allow it."""
         value = value.strip()
-        return value in self.exact or any(p.fullmatch(value) for p in self.patterns)
+        if value in self.exact:
+            return True
+        for index, pattern in enumerate(self.patterns):
+            if index in self.slow:
+                continue
+            matched = fullmatch(pattern, value)
+            if matched is None:
+                self.slow.add(index)
+            elif matched:
+                return True
+        return False
 
 
 NO_ALLOW = Allow()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
+import regex
 from django.db.models import QuerySet
 
 from apps.core import cache
 from apps.core.errors import NotFound
+from apps.redaction.allowpatterns import AllowPattern, compile_pattern
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.redactor import NO_ALLOW, Allow
 from apps.workspaces.models import Workspace
@@ -43,9 +43,12 @@ def workspace_allow(workspace_id: int) -> Allow:
     return Allow(exact=exact, patterns=patterns)
 
 
-def _compiled(value: str) -> re.Pattern[str] | None:
-    """The entry's regex; one written around the API (admin, shell) that does not compile allows nothing."""
+def _compiled(value: str) -> AllowPattern | None:
+    """The entry's regex; one written around the API (admin, shell) that does not compile allows nothing.
+
+    A slow one is not caught here: every match runs with a timeout (apps/redaction/allowpatterns.py).
+    """
     try:
-        return re.compile(value)
-    except re.error:
+        return compile_pattern(value)
+    except regex.error:
         return None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
+import regex
 from django.db import IntegrityError, transaction
 
 from apps.core import cache
 from apps.core.errors import Conflict, InvalidInput
 from apps.metrics.registry import REDACTION_FINDINGS
+from apps.redaction.allowpatterns import MAX_PATTERN_LENGTH, PatternTooSlow, compile_pattern, matches_everything
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.redactor import Redaction, redact
 from apps.redaction.selectors import allow_cache_key, workspace_allow
@@ -30,12 +30,7 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
     if not value.strip():
         raise InvalidInput("value must not be empty", code="invalid_value")
     if kind == AllowKind.PATTERN:
-        try:
-            compiled = re.compile(value)
-        except re.error as exc:
-            raise InvalidInput(f"value is not a valid regular expression: {exc}", code="invalid_pattern") from exc
-        if compiled.fullmatch("") or compiled.fullmatch("x" * 40):
-            raise InvalidInput("the pattern would allow any value; make it specific", code="invalid_pattern")
+        _validate_pattern(value)
     try:
         with transaction.atomic():
             entry = AllowlistEntry.objects.create(workspace=workspace, kind=kind, value=value, note=note)
@@ -43,6 +38,24 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
         raise Conflict("this allow-list entry exists already", code="allowlist_entry_exists") from exc
     _forget(workspace.pk)
     return entry
+
+
+def _validate_pattern(value: str) -> None:
+    """A pattern must be short, compile, be fast on token-shaped values, and not match everything."""
+    if len(value) > MAX_PATTERN_LENGTH:
+        raise InvalidInput(f"a pattern is at most {MAX_PATTERN_LENGTH} characters", code="invalid_pattern")
+    try:
+        compiled = compile_pattern(value)
+    except regex.error as exc:
+        raise InvalidInput(f"value is not a valid regular expression: {exc}", code="invalid_pattern") from exc
+    try:
+        too_broad = matches_everything(compiled)
+    except PatternTooSlow as exc:
+        raise InvalidInput(
+            "the pattern is too slow (it backtracks too much); make it simpler", code="invalid_pattern"
+        ) from exc
+    if too_broad:
+        raise InvalidInput("the pattern would allow any value; make it specific", code="invalid_pattern")
 
 
 def allowlist_entry_delete(*, entry: AllowlistEntry) -> None:
