@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Q, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -83,8 +84,13 @@ def _write(*, layer: Layer, user_id: int | None, rows: dict[str, dict[str, Any]]
     """Insert or update the layer's rows of one reader by depth in two statements, then refresh the cache.
 
     Bulk writes send no signals, so the content version and the cache entry are updated here.
-    Callers hold the layer's row lock (layer_summarize), so no other run writes these rows.
+    Callers hold the layer's run lock (layer_summarize), so no other run writes these rows.
     """
+    with transaction.atomic():
+        _write_rows(layer=layer, user_id=user_id, rows=rows)
+
+
+def _write_rows(*, layer: Layer, user_id: int | None, rows: dict[str, dict[str, Any]]) -> None:
     current = {r.depth: r for r in Summary.objects.filter(layer=layer, personalized_for_id=user_id)}
     updates, creates = [], []
     for depth, values in rows.items():
@@ -202,11 +208,28 @@ def layer_summarize(
 
     `force` ignores skip-if-unchanged; `extractive` uses the extractive provider whatever the
     settings (the demo seed). `sleep` is the LLM retry backoff's (tests inject it). One run per
-    layer at a time: concurrent triggers (beat, change, API) wait on the layer's config row.
+    layer at a time: concurrent triggers (beat, change, API) wait on the layer's run lock, a
+    PostgreSQL advisory lock rather than a row lock, so that no transaction stays open while an
+    LLM answers (up to its retries); each reader's rows are written in a short transaction.
     """
-    with transaction.atomic():
-        LayerConfig.objects.select_for_update().filter(layer=layer).first()
+    with _run_lock(layer.pk):
         return _summarize(layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive)
+
+
+RUN_LOCK_NAMESPACE = 0x5355 << 48  # "SU": summary runs, apart from any other advisory lock
+
+
+@contextmanager
+def _run_lock(layer_id: int) -> Iterator[None]:
+    """The layer's session-level advisory lock, waited for and released on exit."""
+    key = RUN_LOCK_NAMESPACE | layer_id
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def _summarize(
@@ -234,51 +257,49 @@ def _summarize(
         )
 
     result = SummarizeResult(layer_id=layer.pk, status=GENERATED, reason=trigger)
-    with transaction.atomic():
-        if force or not generic_current or not config.skip_if_unchanged:
-            provider, note = _pick_provider(
-                workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep, extractive=extractive
-            )
-            result.warnings += [note] if note else []
-            try:
-                generated = _generate(layer=layer, provider=provider, source=source, reader=None, now=now)
-            except LlmUnavailable as exc:
-                health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
-                result.status, result.provider = DEGRADED, provider.name
-                result.warnings += _degrade(
-                    layer=layer, source=source, existing=existing, now=now, error=exc.last_error
-                )
-                return result  # counters stay: the next trigger tries again
-            _store(layer=layer, generated=generated, digest=source.digest, now=now, reader=None)
-            result.provider = generated.provider
-        for reader in todo:
-            provider, note = _pick_provider(
-                workspace_id=layer.workspace_id,
+    # No transaction around this: an LLM may take its time; _write keeps each reader's rows atomic.
+    if force or not generic_current or not config.skip_if_unchanged:
+        provider, note = _pick_provider(
+            workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep, extractive=extractive
+        )
+        result.warnings += [note] if note else []
+        try:
+            generated = _generate(layer=layer, provider=provider, source=source, reader=None, now=now)
+        except LlmUnavailable as exc:
+            health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
+            result.status, result.provider = DEGRADED, provider.name
+            result.warnings += _degrade(layer=layer, source=source, existing=existing, now=now, error=exc.last_error)
+            return result  # counters stay: the next trigger tries again
+        _store(layer=layer, generated=generated, digest=source.digest, now=now, reader=None)
+        result.provider = generated.provider
+    for reader in todo:
+        provider, note = _pick_provider(
+            workspace_id=layer.workspace_id,
+            source=source,
+            reader=reader,
+            now=now,
+            sleep=sleep,
+            extractive=extractive,
+        )
+        try:
+            generated = _generate(
+                layer=layer,
+                provider=provider,
                 source=source,
                 reader=reader,
                 now=now,
-                sleep=sleep,
-                extractive=extractive,
+                personalization=config.personalization,
             )
-            try:
-                generated = _generate(
-                    layer=layer,
-                    provider=provider,
-                    source=source,
-                    reader=reader,
-                    now=now,
-                    personalization=config.personalization,
-                )
-            except LlmUnavailable as exc:
-                health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
-                result.warnings.append(f"llm_unavailable: no personalized summary for {reader.username}")
-                continue
-            _store(layer=layer, generated=generated, digest=_personal_hash(source, reader), now=now, reader=reader)
-            result.readers.append(reader.username)
-            result.provider = result.provider or generated.provider
-        _reset_counters(layer=layer, seen_changes=config.changes_since_summary, now=now)
-        if not generic_current:
-            transaction.on_commit(lambda: _notify_parent(layer))
+        except LlmUnavailable as exc:
+            health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
+            result.warnings.append(f"llm_unavailable: no personalized summary for {reader.username}")
+            continue
+        _store(layer=layer, generated=generated, digest=_personal_hash(source, reader), now=now, reader=reader)
+        result.readers.append(reader.username)
+        result.provider = result.provider or generated.provider
+    _reset_counters(layer=layer, seen_changes=config.changes_since_summary, now=now)
+    if not generic_current:
+        transaction.on_commit(lambda: _notify_parent(layer))
     SUMMARY_GENERATION_TIME.labels(layer_kind=layer.kind, provider=(result.provider or "none").split(":")[0]).observe(
         (time.perf_counter() - started) * 1000
     )

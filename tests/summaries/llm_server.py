@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +30,7 @@ class FakeLlm:
     reply: dict[str, str] = field(default_factory=lambda: dict(REPLY))
     requests: list[dict[str, Any]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    on_request: Callable[[], None] | None = None  # runs while the caller waits for the answer
 
     @property
     def base_url(self) -> str:
@@ -45,6 +46,8 @@ def _handler(state: FakeLlm) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append(body)
             state.times.append(time.monotonic())
+            if state.on_request is not None:
+                state.on_request()
             if state.fail_next > 0:
                 state.fail_next -= 1
                 self._send(500, {"error": {"message": "upstream overloaded", "type": "server_error"}})

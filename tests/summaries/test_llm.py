@@ -191,3 +191,32 @@ def test_a_context_that_serves_a_stale_summary_says_so(llm: FakeLlm, tenant: Ten
     ).json()
     assert any(c["source"] == "summary" for c in body["chunks"])
     assert any("stale summaries served for" in w and team.team.name in w for w in body["warnings"]), body["warnings"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_transaction_stays_open_while_the_llm_answers(llm: FakeLlm, team: Tree) -> None:
+    import psycopg
+    from django.db import connection
+
+    from tests.processes import database_url
+
+    seen: list[tuple[int, int]] = []
+
+    def look() -> None:  # from another connection, while the run waits for the answer
+        with psycopg.connect(database_url(connection.settings_dict), autocommit=True) as other:
+            open_transactions = other.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND state LIKE 'idle in transaction%%' AND pid <> pg_backend_pid()"
+            ).fetchone()
+            run_locks = other.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            ).fetchone()
+            seen.append((open_transactions[0], run_locks[0]))
+
+    from apps.core import background
+
+    assert background.wait_idle(60)  # the facts' embeddings and change-triggered run are done
+    llm.on_request = look
+    result = layer_summarize(layer=team.team, force=True)
+    assert result.status == "generated" and seen
+    assert all(open_transactions == 0 and run_locks >= 1 for open_transactions, run_locks in seen), seen
