@@ -56,7 +56,13 @@ TOKEN_DETECTORS: tuple[Detector, ...] = (
         "discord_webhook",
         r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
     ),
-    _d("discord_token", _L + r"[MNO][A-Za-z\d_\-]{23,27}\.[A-Za-z\d_\-]{6,7}\.[A-Za-z\d_\-]{27,40}" + _R),
+    # Bot token: base64 user id, '.', 6-7 chars, '.', HMAC. An id part shorter than the usual 24-28
+    # characters (hand-made or truncated examples) must hold a digit, so dotted names stay alone.
+    _d(
+        "discord_token",
+        _L + r"[MNO](?:[A-Za-z\d_\-]{23,27}|(?=[A-Za-z_\-]{0,22}\d)[A-Za-z\d_\-]{17,22})"
+        r"\.[A-Za-z\d_\-]{6,7}\.[A-Za-z\d_\-]{27,40}" + _R,
+    ),
     _d("stripe_key", _L + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}" + _R),
     _d("stripe_webhook_secret", _L + r"whsec_[A-Za-z0-9+/=]{20,}"),
     _d("anthropic_key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _R),
