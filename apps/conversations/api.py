@@ -17,6 +17,7 @@ from apps.conversations.communities import communities_refresh
 from apps.conversations.history import MAX_IDS, MAX_LIMIT, HistoryQuery, history_query
 from apps.conversations.models import Community, CommunityKind
 from apps.core.errors import InvalidInput
+from apps.core.json_fields import JsonObjectField
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
 from apps.layers.models import LayerKind, MessageRole
@@ -168,7 +169,7 @@ class _MessageIn(serializers.Serializer):
     task_ids = serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, default=list)
     importance = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.5)
     pinned = serializers.BooleanField(default=False)
-    metadata = serializers.DictField(default=dict)
+    metadata = JsonObjectField(default=dict)
     created_at = serializers.DateTimeField()
     access_count = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
     last_accessed_at = serializers.DateTimeField(allow_null=True, required=False, default=None)

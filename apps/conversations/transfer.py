@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -17,9 +18,10 @@ from apps.conversations.communities import communities_replace
 from apps.conversations.models import Community
 from apps.conversations.selectors import community_members
 from apps.core.errors import InvalidInput
+from apps.core.tokenizer import count_tokens, encoding_for_model
 from apps.layers import services as layer_services
-from apps.layers.models import Item, ItemKind, Layer
-from apps.summaries.models import Summary
+from apps.layers.models import Item, ItemKind, Layer, LayerConfig
+from apps.summaries.models import DEPTH_TOKEN_LIMITS, Summary
 from apps.workspaces.models import Workspace
 
 FORMAT = "contextarch.conversation"
@@ -81,30 +83,74 @@ def graph_export(*, layer: Layer) -> dict[str, Any]:
     }
 
 
-def _check_graph(graph: dict[str, Any]) -> None:
-    """Refs unique, every parent and member a known ref, no parent cycle."""
-    refs = [m["ref"] for m in graph["messages"]]
-    if len(set(refs)) != len(refs):
-        raise InvalidInput("message refs must be unique", code="invalid_graph")
+def _check_messages(messages: list[dict[str, Any]]) -> set[str]:
+    """Refs unique, every parent a known ref, no parent cycle; the known refs.
+
+    Linear: an iterative walk with colours visits each message once, so a long chain (tens of
+    thousands of messages, one parent each) is checked in one pass instead of once per message.
+    """
+    refs = [m["ref"] for m in messages]
     known = set(refs)
-    parent = {m["ref"]: m.get("parent") for m in graph["messages"]}
+    if len(known) != len(refs):
+        raise InvalidInput("message refs must be unique", code="invalid_graph")
+    parent = {m["ref"]: m.get("parent") for m in messages}
     for child, up in parent.items():
         if up is not None and up not in known:
             raise InvalidInput(f"message {child} has unknown parent {up}", code="invalid_graph")
-    for child in parent:
-        seen, node = {child}, parent[child]
-        while node is not None:
-            if node in seen:
-                raise InvalidInput(f"message {child} is its own ancestor", code="invalid_graph")
-            seen.add(node)
+    done: set[str] = set()  # black: its ancestor chain ends at a root
+    for start in refs:
+        path: list[str] = []
+        on_path: set[str] = set()  # grey: on the chain being walked now
+        node: str | None = start
+        while node is not None and node not in done:
+            if node in on_path:
+                raise InvalidInput(f"message {node} is its own ancestor", code="invalid_graph")
+            path.append(node)
+            on_path.add(node)
             node = parent[node]
+        done.update(path)
+    return known
+
+
+def _check_graph(graph: dict[str, Any]) -> None:
+    """Everything the database constraints would otherwise refuse with a 500, as a 400 here."""
+    known = _check_messages(graph["messages"])
+    depths = [s["depth"] for s in graph["summaries"]]
+    repeated_depth = next((d for d in depths if depths.count(d) > 1), None)
+    if repeated_depth is not None:
+        raise InvalidInput(f"two summaries of depth {repeated_depth}: at most one per depth", code="invalid_graph")
     for c in graph["communities"]:
         unknown = [r for r in c["members"] if r not in known]
         if unknown:
             raise InvalidInput(f"community {c['key']} has unknown member {unknown[0]}", code="invalid_graph")
+        seen: set[str] = set()
+        for r in c["members"]:
+            if r in seen:
+                raise InvalidInput(f"community {c['key']} lists member {r} twice", code="invalid_graph")
+            seen.add(r)
+        if c.get("first_at") and c.get("last_at") and c["first_at"] > c["last_at"]:
+            raise InvalidInput(f"community {c['key']} has first_at after last_at", code="invalid_graph")
     keys = [(c["kind"], c["key"]) for c in graph["communities"]]
     if len(set(keys)) != len(keys):
         raise InvalidInput("community keys must be unique per kind", code="invalid_graph")
+
+
+def _counted_summaries(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The summaries with token_count recounted by the real tokenizer (as apps/summaries counts),
+    each within its depth's limit: a client's count is never trusted."""
+    encoding = encoding_for_model(settings.DEFAULT_MODEL).encoding
+    out = []
+    for s in summaries:
+        tokens = count_tokens(s["text"], encoding)
+        limit = DEPTH_TOKEN_LIMITS[s["depth"]]
+        if tokens > limit:
+            raise InvalidInput(
+                f"the {s['depth']} summary has {tokens} tokens; at most {limit}",
+                code="invalid_graph",
+                details={"depth": s["depth"], "tokens": tokens, "limit": limit},
+            )
+        out.append({**s, "token_count": tokens})
+    return out
 
 
 @transaction.atomic
@@ -118,6 +164,7 @@ def graph_import(
 ) -> Layer:
     """A new session under `parent` holding the graph (validated at the edge; refs checked here)."""
     _check_graph(graph)
+    summaries = _counted_summaries(graph["summaries"])
     source = graph["layer"]
     layer = layer_services.layer_create(
         workspace=workspace,
@@ -137,8 +184,13 @@ def graph_import(
         created += layer_services.items_create(layer=layer, items=inputs[start : start + 1000])
     ids = {m["ref"]: item.pk for m, item in zip(graph["messages"], created, strict=True)}
     _restore_links(graph["messages"], ids)
-    for s in graph["summaries"]:
+    for s in summaries:
         Summary.objects.create(workspace=workspace, layer=layer, **s)
+    if summaries:
+        # The item writes above counted as changes: a session's change trigger would regenerate the
+        # summaries after commit and replace the imported ones. They describe exactly these messages,
+        # so the layer starts as just summarized (the queued trigger then finds nothing due).
+        LayerConfig.objects.filter(layer=layer).update(changes_since_summary=0, last_summarized_at=timezone.now())
     groups = [
         {**{k: v for k, v in c.items() if k != "members"}, "members": [ids[r] for r in c["members"]]}
         for c in graph["communities"]

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
+from apps.core.json_fields import JsonObjectField
 from apps.core.pagination import DefaultPagination
 from apps.layers import selectors, services
 from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority
@@ -130,7 +131,7 @@ class ItemFields(serializers.Serializer):
     )
     importance = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
     pinned = serializers.BooleanField(required=False, default=False)
-    metadata = serializers.DictField(required=False, default=dict)
+    metadata = JsonObjectField(required=False, default=dict)  # jsonb: NUL anywhere is a 400
 
 
 class ItemOutput(serializers.ModelSerializer):
