@@ -179,10 +179,13 @@ class PatternListApi(APIView):
         responses=PatternOutput(many=True),
     )
     def get(self, request: Request) -> Response:
+        min_confidence = _float_param(request, "min_confidence")
+        if min_confidence is None:  # not `or`: min_confidence=0 is a value
+            min_confidence = _float_param(request, "confidence")
         patterns = selectors.patterns_list(
             workspace=workspace_of(request),
             signature=(request.query_params.get("signature") or "").strip(),
-            min_confidence=_float_param(request, "min_confidence") or _float_param(request, "confidence"),
+            min_confidence=min_confidence,
             max_confidence=_float_param(request, "max_confidence"),
         )
         paginator = DefaultPagination()

@@ -119,21 +119,31 @@ def patterns_match(
 ) -> list[tuple[float, ErrorPattern]]:
     """(similarity, pattern) nearest to `signature`: the exact signature first, then by similarity.
 
-    Two queries whatever the workspace holds: the exact signature (unique index) and the newest
-    MATCH_CANDIDATES patterns above `min_confidence`.
+    Two queries whatever the workspace holds, and only `limit` full rows: (id, signature,
+    confidence) of the exact signature (unique index) and of the newest MATCH_CANDIDATES patterns
+    above `min_confidence`, in one UNION; then the winners' full rows (solution, excerpt), which
+    can be long, by primary key. This runs on every context request that carries an error.
     """
-    if not signature:
+    if not signature or limit <= 0:
         return []
     patterns = ErrorPattern.objects.filter(workspace_id=workspace_id)
     if min_confidence is not None:
         patterns = patterns.filter(confidence__gt=min_confidence)
     if with_solution:
         patterns = patterns.exclude(solution="")
-    exact = patterns.filter(signature=signature).first()
-    nearby = patterns.exclude(signature=signature).order_by("-last_seen")[:MATCH_CANDIDATES]
-    ranked = rank_matches(signature, ((p.signature, p) for p in nearby), threshold=threshold, limit=limit)
-    ranked.sort(key=lambda pair: (-round(pair[0], 6), -pair[1].confidence))
-    return ([(1.0, exact)] if exact else []) + ranked[: limit - (1 if exact else 0)]
+    light = patterns.values_list("id", "signature", "confidence")
+    exact_rows = light.filter(signature=signature).order_by()[:1]
+    nearby_rows = light.exclude(signature=signature).order_by("-last_seen")[:MATCH_CANDIDATES]
+    rows = list(exact_rows.union(nearby_rows, all=True))
+    exact = next((row for row in rows if row[1] == signature), None)
+    nearby = [row for row in rows if row[1] != signature]
+    ranked = rank_matches(signature, ((row[1], row) for row in nearby), threshold=threshold, limit=limit)
+    ranked.sort(key=lambda pair: (-round(pair[0], 6), -pair[1][2]))
+    chosen = ([(1.0, exact)] if exact else []) + ranked[: limit - (1 if exact else 0)]
+    if not chosen:
+        return []
+    full = ErrorPattern.objects.in_bulk([row[0] for _, row in chosen])
+    return [(score, full[row[0]]) for score, row in chosen if row[0] in full]
 
 
 def last_failed_error(

@@ -169,6 +169,6 @@ def test_the_hint_source_runs_a_fixed_handful_of_queries(
         agent_type="developer",
         group_id="g1",
     )
-    with django_assert_max_num_queries(3):  # the last attempt, the exact signature, the nearest patterns
+    with django_assert_max_num_queries(3):  # the last attempt, the candidates (id, signature), the winners
         found = ErrorHintSource().candidates(request)
     assert len(found) == 3 and all(c.source == "error_hint" for c in found)
