@@ -191,6 +191,16 @@ def _redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
     return replace(params, error=text_redact(workspace_id=workspace.pk, text=params.error).text)
 
 
+def _stored_query(workspace: Workspace, query: str) -> str:
+    """The query as records keep it: redacted (agents paste logs and errors into queries). Retrieval
+    still searches with the query as sent."""
+    if not query:
+        return query
+    from apps.redaction.services import text_redact
+
+    return text_redact(workspace_id=workspace.pk, text=query).text
+
+
 def _note_hints(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, body: dict[str, Any]) -> None:
     """Record the known-fix hints this context carries, so a later failure can lower their confidence."""
     hint_ids = [c["id"] for c in body.get("chunks", ()) if c.get("source") == "error_hint"]
@@ -238,7 +248,7 @@ def _respond_cached(
         workspace=workspace,
         layer_id=cached["layer"],
         api_key=api_key,
-        request={"cached_from": body["trace_id"], "query": params.query},
+        request={"cached_from": body["trace_id"], "query": _stored_query(workspace, params.query)},
         model=body["model"],
         encoding=body["encoding"],
         tokens_used=body["total_tokens"],
@@ -435,7 +445,7 @@ def _respond(workspace: Workspace, params: ContextParams, outcome: Outcome, api_
         api_key=api_key,
         request={
             "layer": r.layer.pk,
-            "query": params.query,
+            "query": _stored_query(workspace, params.query),
             "query_vector": params.query_vector is not None,
             "token_budget": budget,
             "model": r.model,

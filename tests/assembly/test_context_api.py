@@ -63,6 +63,23 @@ def test_it_finds_by_keyword_before_anything_is_embedded(tenant: Tenant, conv: t
     assert body["total_tokens"] == count_tokens(body["context"], "o200k_base") <= 60
 
 
+def test_a_secret_pasted_into_the_query_is_searched_with_but_never_stored(
+    tenant: Tenant, conv: tuple[int, int]
+) -> None:
+    from apps.assembly.models import AssemblyRecord
+
+    secret = "sk-proj-Zq8vN3kLm2Xr7Tw9Bp4Yc6Hd1Jf5Gs0a"
+    query = f"How long are database backups kept? my key is {secret}"
+    body = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text")
+    assert body["chunks"][0]["external_id"] == "backups"
+    again = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text")
+    assert again["cached"] is True
+    stored = [r.request["query"] for r in AssemblyRecord.objects.filter(workspace=tenant.workspace)]
+    assert len(stored) == 2 and all(secret not in q and "[REDACTED:" in q for q in stored)
+    trace = tenant.client.get(f"/api/v1/traces/{body['trace_id']}/").content.decode()
+    assert secret not in trace
+
+
 def test_it_finds_by_meaning_once_embedded(tenant: Tenant, conv: tuple[int, int]) -> None:
     assert items_embed_pending(workspace_id=tenant.workspace.pk) == len(FACTS)
     body = ask(
