@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.errors import InvalidInput
 from apps.layers.models import Personalization
 from apps.layers.selectors import layer_get
 from apps.summaries import selectors, services
@@ -127,6 +128,11 @@ class LayerConfigApi(APIView):
     @extend_schema(request=Input, responses=ConfigOutput)
     def put(self, request: Request, layer_id: int) -> Response:
         layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
+        if not isinstance(request.data, dict):
+            raise InvalidInput("the body must be a JSON object", code="invalid_body")
+        unknown = sorted(set(request.data) - set(self.Input().fields))
+        if unknown:  # a typo would otherwise answer 200 and change nothing
+            raise InvalidInput(f"unknown fields: {', '.join(unknown)}", code="invalid_fields")
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         config: SummaryConfig = config_update(layer=layer, changes=dict(data.validated_data))

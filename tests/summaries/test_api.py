@@ -57,6 +57,8 @@ def test_the_config_reads_defaults_per_kind_and_validates_changes(tenant: Tenant
         ({"update_on_changes": 0}, "invalid_update_on_changes"),
         ({"personalization": "very"}, "invalid_personalization"),
         ({"skip_if_unchanged": "maybe"}, "invalid_skip_if_unchanged"),
+        ({"update_intervall_seconds": 600}, "invalid_fields"),  # a typo must not answer 200 and change nothing
+        (["update_on_changes"], "invalid_body"),
     ):
         bad = tenant.client.put(f"/api/v1/layers/{t.project.pk}/config/", body, format="json")
         assert bad.status_code == 400 and bad.json()["error"]["code"] == code, (body, bad.json())
