@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from csp.constants import NONCE, NONE, SELF
+
 from contextarch.embedded_db import database_from_url, embedded_database
 from contextarch.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
@@ -47,6 +49,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "channels",
+    "csp",
     "apps.core",
     "apps.workspaces",
     "apps.layers",
@@ -64,6 +67,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.metrics.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -92,6 +96,25 @@ TEMPLATES = [
         },
     }
 ]
+
+# --- Content-Security-Policy (django-csp) --------------------------------------------------------
+# Same origin only, no inline code: pages load scripts and styles from static/; an inline <script> or
+# <style> that cannot move needs nonce="{{ request.csp_nonce }}". Inline style="" attributes are
+# blocked too: sizes go in SVG attributes (<rect width=...>) or in classes.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],  # data: for the SVG icons inside vendored CSS (Swagger UI)
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # --- Database: DATABASE_URL, else the embedded PostgreSQL with pgvector -------------------------
 DATABASE_URL = env_str("DATABASE_URL")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 urlpatterns = [
     path("api/v1/", include("apps.layers.urls")),
@@ -17,7 +17,7 @@ urlpatterns = [
     path("api/v1/", include("apps.conversations.urls")),
     path("api/v1/", include("apps.consumption.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("metrics", include("apps.metrics.urls")),
     path("console/", include("apps.console.urls")),
     path("admin/", admin.site.urls),

@@ -162,7 +162,7 @@ def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(browser: Client
     assert "Invoices are generated nightly" in html
     result = response.context["result"]
     assert 0 < result["total_tokens"] <= 500
-    assert f'style="width: {result["used_percent"]}%"' in html
+    assert f'<rect class="token-bar-fill" width="{result["used_percent"]}"' in html
     assert "Project: Billing" in html  # the chunk's layer, by name
 
 
