@@ -34,11 +34,18 @@ def _get_executor() -> ThreadPoolExecutor:
 
 def _run_inprocess(task: Any, args: tuple[Any, ...]) -> None:
     global _pending
+    from apps.core.periodic_runs import run_finished, run_started
+
+    name = str(getattr(task, "name", task))
     try:
         close_old_connections()
+        run_started(task=name)
         task.run(*args)
-    except Exception:
-        log.exception("background task %s failed", getattr(task, "name", task))
+    except Exception as exc:
+        log.exception("background task %s failed", name)
+        run_finished(task=name, error=exc)
+    else:
+        run_finished(task=name)
     finally:
         connections.close_all()
         with _lock:

@@ -40,3 +40,9 @@ def content_changed(workspace_id: int) -> None:
 
     bump()
     transaction.on_commit(bump)
+
+
+def content_version_peek(workspace_id: int) -> str | None:
+    """The current version without drawing a new one (None: none is cached, the next read draws one)."""
+    version = cache.get_value(_key(workspace_id))
+    return version if isinstance(version, str) else None
