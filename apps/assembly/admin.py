@@ -23,10 +23,10 @@ class AssemblyRecordAdmin(admin.ModelAdmin):
         "token_budget",
         "items_included",
         "elapsed_ms",
-        "cache_hit",
+        "assembly_cache_hit",
         "created_at",
     ]
-    list_filter = ["cache_hit", "sampled", "model", "workspace"]
+    list_filter = ["assembly_cache_hit", "embedding_cache_hit", "sampled", "model", "workspace"]
     search_fields = ["=trace_id", "layer__name"]
     list_select_related = ["workspace", "layer"]
     date_hierarchy = "created_at"
@@ -45,7 +45,10 @@ class AssemblyRecordAdmin(admin.ModelAdmin):
         "overflow_count",
         "truncated_count",
         "elapsed_ms",
-        "cache_hit",
+        "assembly_cache_hit",
+        "embedding_cache_hit",
+        "timings",
+        "warnings",
         "sampled",
         "created_at",
         "request_pretty",

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from apps.assembly.engine.format import FORMATS
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
+from apps.assembly.serializers import ContextOutput, PreviewOutput
 from apps.assembly.services import context_assemble, context_preview
 from apps.core.errors import NotFound
 from apps.layers.models import ItemKind
@@ -64,7 +65,10 @@ class ContextApi(APIView):
             child=serializers.FloatField(), max_length=8192, required=False, allow_null=True, default=None
         )
         token_budget = serializers.IntegerField(
-            min_value=1, max_value=settings.MAX_TOKEN_BUDGET, required=False, allow_null=True, default=None
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="1..MAX_TOKEN_BUDGET; the range is checked by the service (apps/assembly/resolve.py)",
         )
         model = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
         profile = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
@@ -124,23 +128,29 @@ class ContextApi(APIView):
                 raise serializers.ValidationError({"tokens_used": "give context_window with tokens_used"})
             return attrs
 
-    @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
+    Output = ContextOutput
+
+    @extend_schema(request=Input, responses=Output)
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        return Response(context_assemble(workspace=workspace_of(request), params=params, api_key=api_key_of(request)))
+        result = context_assemble(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
+        return Response(self.Output(result).data)
 
 
 class ContextPreviewApi(APIView):
     """Exactly what POST /context/ returns for the same body, plus the trace and a what-if table."""
 
-    @extend_schema(request=ContextApi.Input, responses=OpenApiTypes.OBJECT)
+    Output = PreviewOutput
+
+    @extend_schema(request=ContextApi.Input, responses=Output)
     def post(self, request: Request) -> Response:
         data = ContextApi.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        return Response(context_preview(workspace=workspace_of(request), params=params, api_key=api_key_of(request)))
+        preview = context_preview(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
+        return Response(self.Output(preview).data)
 
 
 class TraceApi(APIView):
@@ -168,7 +178,10 @@ class TraceApi(APIView):
                 "overflow_count": record.overflow_count,
                 "truncated_count": record.truncated_count,
                 "elapsed_ms": record.elapsed_ms,
-                "cache_hit": record.cache_hit,
+                "assembly_cache_hit": record.assembly_cache_hit,
+                "embedding_cache_hit": record.embedding_cache_hit,
+                "timings": record.timings,
+                "warnings": record.warnings,
                 "sampled": record.sampled,
                 "consumption": {  # seed 001 ConsumptionScope; agents report use with POST /consumption/
                     "session": record.session,

@@ -29,7 +29,13 @@ class AssemblyRecord(models.Model):
     overflow_count = models.PositiveIntegerField(default=0)
     truncated_count = models.PositiveIntegerField(default=0)
     elapsed_ms = models.FloatField()
-    cache_hit = models.BooleanField(default=False)
+    assembly_cache_hit = models.BooleanField(default=False, help_text="Served from the assembly cache.")
+    embedding_cache_hit = models.BooleanField(
+        null=True, blank=True, help_text="The query embedding came from its cache; NULL: none was computed."
+    )
+    # Milliseconds per stage (apps/assembly/timings.py STAGES; a cache hit has only "cache").
+    timings = models.JSONField(default=dict, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
     sampled = models.BooleanField(default=True, help_text="Whether the per-candidate trace was kept.")
     trace = models.JSONField(default=list, blank=True)
     # Consumption scope (seed 001): which packages went to which session, group, agent type and

@@ -35,7 +35,6 @@ class Resolved:
 
     layer: Layer
     profile: AgentProfile | None
-    requested_budget: int
     budget: int  # after the context-window cap; may be < 1 (then the context is empty)
     model: str
     tokenizer: tokenizer.TokenizerInfo
@@ -50,7 +49,6 @@ class Resolved:
     package_limit: int
     types: tuple[str, ...]
     warnings: list[str] = field(default_factory=list)
-    cache_hit: bool = False  # set once the query embedding is known
 
 
 def _layer(workspace: Workspace, params: ContextParams) -> Layer:
@@ -99,7 +97,11 @@ def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
         if profile is None:
             warnings.append(f"unknown profile {params.profile!r}; using the defaults")
 
-    requested = params.token_budget or (profile.token_budget if profile else None) or settings.DEFAULT_TOKEN_BUDGET
+    requested = (
+        params.token_budget
+        if params.token_budget is not None
+        else (profile.token_budget if profile else None) or settings.DEFAULT_TOKEN_BUDGET
+    )
     if not 1 <= requested <= settings.MAX_TOKEN_BUDGET:
         raise InvalidInput(
             f"token_budget must be between 1 and {settings.MAX_TOKEN_BUDGET}", code="invalid_token_budget"
@@ -146,7 +148,6 @@ def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
     return Resolved(
         layer=layer,
         profile=profile,
-        requested_budget=requested,
         budget=budget,
         model=model,
         tokenizer=info,

@@ -17,6 +17,7 @@ from django.db.models import Q
 from apps.assembly.deadline import KEYWORD_FLOOR_MS, Deadline
 from apps.assembly.engine import Candidate, Rung
 from apps.assembly.sources import SourceRequest, configured_sources
+from apps.assembly.timings import StageTimes
 from apps.layers.filters import ItemFilters
 from apps.layers.keyword_search import KeywordHit, keyword_items
 from apps.layers.models import Item, Relationship
@@ -92,6 +93,7 @@ def retrieve(
     window_layer_ids: tuple[int, ...] = (),
     window_size: int = 0,
     deadline: Deadline | None = None,
+    timings: StageTimes | None = None,
 ) -> Retrieved:
     """Search hits (vector + keyword, fused later by rank), pinned items and the conversation window.
 
@@ -99,6 +101,7 @@ def retrieve(
     (and named in `deadline.skipped`) when none is left; keyword search always gets a floor.
     """
     deadline = deadline or Deadline(limit_ms=None)
+    timings = timings or StageTimes()
     warnings: list[str] = []
     vector_used = query_vector is not None and vector_available()
     vector_hits: list[VectorHit] = []
@@ -107,7 +110,7 @@ def retrieve(
         vector_used = False
     elif vector_used and query_vector is not None:  # vector_used implies it; the check narrows the type
         try:
-            with statement_timeout(deadline.remaining_ms()):
+            with timings.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
                 vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit)
         except SearchTimedOut:
             deadline.skip("vector search")
@@ -116,7 +119,10 @@ def retrieve(
     if query:
         left = deadline.remaining_ms()
         try:
-            with statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)):
+            with (
+                timings.stage("keyword_search"),
+                statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)),
+            ):
                 keyword_hits = keyword_items(filters=filters, query=query, limit=limit)
         except SearchTimedOut:
             deadline.skip("keyword search")

@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from apps.assembly.api import ContextApi, params_from
 from apps.assembly.params import ContextParams
+from apps.assembly.serializers import ContextOutput
 from apps.assembly.services import context_assemble
 from apps.workspaces.models import ApiKey, Workspace
 
@@ -51,7 +52,7 @@ def context_events(*, workspace: Workspace, params: ContextParams, api_key: ApiK
     """Assemble once, then one `chunk` event per chunk and a `complete` event with the totals and
     the rest of the response (context, trace_id, warnings, overflow, ...). Raises DomainError on
     bad input before any event exists, so a stream never starts for a request that fails."""
-    result = context_assemble(workspace=workspace, params=params, api_key=api_key)
+    result = ContextOutput(context_assemble(workspace=workspace, params=params, api_key=api_key)).data
     chunks = result["chunks"]
     events: list[StreamEvent] = [{"type": "chunk", "data": chunk} for chunk in chunks]
     summary = {key: value for key, value in result.items() if key != "chunks"}

@@ -7,7 +7,6 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.core.validators import MaxValueValidator
 
 from apps.assembly.params import ContextParams
 from apps.core.layer_tree import LayerRow
@@ -32,7 +31,7 @@ class PreviewForm(forms.Form):
         max_length=4000,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What is the agent about to do?"}),
     )
-    token_budget = forms.IntegerField(min_value=1, initial=_default_budget, label="Token budget")
+    token_budget = forms.IntegerField(initial=_default_budget, label="Token budget")
     format = forms.ChoiceField(choices=OutputFormat.choices, initial=OutputFormat.MARKDOWN)
     model = forms.CharField(required=False, max_length=100, initial=_default_model)
     kinds = forms.MultipleChoiceField(
@@ -46,10 +45,9 @@ class PreviewForm(forms.Form):
         layer_field.choices = [(row.id, row.label) for row in layers]
         budget_field = self.fields["token_budget"]
         assert isinstance(budget_field, forms.IntegerField)
+        # The range is checked once, by the service (apps/assembly/resolve.py); the browser is only hinted.
         # The ceiling is a setting, so it is read per form rather than frozen at import.
-        budget_field.max_value = settings.MAX_TOKEN_BUDGET
-        budget_field.validators.append(MaxValueValidator(settings.MAX_TOKEN_BUDGET))
-        budget_field.widget.attrs["max"] = settings.MAX_TOKEN_BUDGET
+        budget_field.widget.attrs.update({"min": 1, "max": settings.MAX_TOKEN_BUDGET})
 
     def params(self) -> ContextParams:
         """The validated form as the service's request (call only after `is_valid()`)."""

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from apps.assembly.serializers import ContextOutput
 from apps.assembly.services import context_assemble
 from apps.core.errors import DomainError
 from apps.core.forms import PreviewForm
@@ -47,9 +48,10 @@ def preview(request: HttpRequest) -> HttpResponse:
         form = PreviewForm(request.POST, layers=rows)
         if form.is_valid():
             try:
-                result = context_assemble(workspace=choice.current, params=form.params())
+                result = ContextOutput(context_assemble(workspace=choice.current, params=form.params())).data
             except DomainError as exc:
-                form.add_error(None, f"{exc.message} ({exc.code})")
+                field = "token_budget" if exc.code == "invalid_token_budget" else None
+                form.add_error(field, f"{exc.message} ({exc.code})")
     else:
         form = PreviewForm(initial=_initial_layer(request, rows), layers=rows)
     context = {**_page(choice), "form": form, "result": _result_view(result, rows) if result else None}

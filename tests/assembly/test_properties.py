@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from apps.assembly.engine import Candidate, RankContext, assemble, rank
 from apps.assembly.engine.format import FRAMES, render_piece
 from apps.assembly.params import ContextParams
-from apps.assembly.services import context_assemble
+from apps.assembly.services import ContextResult, context_assemble
 from apps.core.tokenizer import count_tokens
 from tests.conftest import Tenant, make_tenant
 
@@ -172,7 +172,7 @@ def test_property_10_concurrent_requests_complete_without_deadlock() -> None:
     t = make_tenant("concurrent")
     items = [{"kind": "memory", "type": "fact", "content": f"Fact {i} about deploys and caches."} for i in range(40)]
     t.client.post("/api/v1/items/bulk/", {"layer": t.root.pk, "items": items}, format="json")
-    results: list[dict[str, object]] = []
+    results: list[ContextResult] = []
     errors: list[BaseException] = []
 
     def worker(n: int) -> None:
@@ -200,4 +200,4 @@ def test_property_10_concurrent_requests_complete_without_deadlock() -> None:
         thread.join(120)
     assert not any(thread.is_alive() for thread in threads), "a request did not finish: deadlock?"
     assert errors == [] and len(results) == 24
-    assert all(0 < int(r["total_tokens"]) <= 200 and re.search("Fact", str(r["context"])) for r in results)
+    assert all(0 < r.total_tokens <= 200 and re.search("Fact", r.context) for r in results)

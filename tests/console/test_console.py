@@ -19,7 +19,7 @@ from tests.conftest import Tenant
 def assemble(tenant: Tenant, query: str) -> str:
     items_create(layer=tenant.root, items=[ItemInput(kind="document", content=f"Notes about {query}.")])
     result = context_assemble(workspace=tenant.workspace, params=ContextParams(layer_id=tenant.root.pk, query=query))
-    return str(result["trace_id"])
+    return result.trace_id
 
 
 @pytest.fixture

@@ -110,5 +110,5 @@ def test_assembly_degrades_to_keyword_search_when_embeddings_fail(fresh_provider
         EMBEDDING_TIMEOUT_SECONDS=1.0,
     ):
         result = context_assemble(workspace=t.workspace, params=ContextParams(layer_id=t.root.pk, query="backups kept"))
-    assert result["chunks"][0]["text"] == "Backups are kept 35 days."
-    assert any("keyword search only" in w for w in result["warnings"])
+    assert result.chunks[0].text == "Backups are kept 35 days."
+    assert any("keyword search only" in w for w in result.warnings)

@@ -22,6 +22,7 @@ SERVER = "postgresql://postgres@127.0.0.1:5432"
 SCRIPT = r"""
 import json
 from apps.assembly.params import ContextParams
+from apps.assembly.serializers import context_json
 from apps.assembly.services import context_assemble
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer
@@ -41,7 +42,7 @@ items_embed_pending(workspace_id=workspace.pk)
 stored = Item.objects.filter(workspace=workspace, embedding__isnull=False).count()
 result = context_assemble(workspace=workspace, params=ContextParams(
     layer_id=root.pk, query="how long are backups kept", token_budget=50, format="text"))
-print(json.dumps({"vector": vector_available(), "embedded": stored, "result": result}))
+print(json.dumps({"vector": vector_available(), "embedded": stored, "result": context_json(result)}))
 """
 
 

@@ -48,7 +48,8 @@ def run_in_process(*, workspace: Workspace, bodies: list[dict[str, Any]]) -> lis
         except DomainError:
             samples.append(Sample((time.perf_counter() - started) * 1000, False))
             continue
-        samples.append(_sample((time.perf_counter() - started) * 1000, answer))
+        ms = (time.perf_counter() - started) * 1000
+        samples.append(Sample(ms, True, answer.total_tokens, answer.partial, answer.cached))
     return samples
 
 

@@ -182,10 +182,8 @@ def assemble(
     return Assembled(
         context=context,
         total_tokens=total,
-        token_budget=budget,
         chunks=chunks,
         trace=(*decisions.values(), *duplicates),
         truncated_count=sum(1 for t in taken if t.truncated),
         overflow_count=overflow,
-        zone=zone,
     )

@@ -128,9 +128,7 @@ class Assembled:
 
     context: str
     total_tokens: int
-    token_budget: int
     chunks: tuple[Chunk, ...]
     trace: tuple[TraceEntry, ...]
     truncated_count: int
     overflow_count: int
-    zone: str = "normal"

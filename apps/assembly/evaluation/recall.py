@@ -16,7 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from apps.assembly.engine import Chunk
 
 MOSTLY_PRESENT = 0.75
 _WORD = re.compile(r"\w+")
@@ -32,12 +33,9 @@ class ChunkView:
     truncated: bool = False
 
 
-def chunks_from_response(chunks: Sequence[Mapping[str, Any]]) -> list[ChunkView]:
-    """The `chunks` of a context_assemble response as ChunkViews."""
-    return [
-        ChunkView(external_id=c.get("external_id"), text=c.get("text") or "", truncated=bool(c.get("truncated")))
-        for c in chunks
-    ]
+def chunks_from_response(chunks: Sequence[Chunk]) -> list[ChunkView]:
+    """The `chunks` of a context_assemble result as ChunkViews."""
+    return [ChunkView(external_id=c.external_id, text=c.text, truncated=c.truncated) for c in chunks]
 
 
 def word_coverage(*, evidence_text: str, chunk_text: str) -> float:

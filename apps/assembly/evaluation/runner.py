@@ -185,11 +185,11 @@ def _engine(
     *, workspace: Workspace, layer_id: int, question: str, budget: int
 ) -> tuple[list[ChunkView], int, list[str]]:
     """The engine's chunks, the exact token count of its context, and its warnings."""
-    body = context_assemble(
+    result = context_assemble(
         workspace=workspace, params=ContextParams(layer_id=layer_id, query=question, token_budget=budget)
     )
-    tokens = tokenizer.count_tokens(body["context"], body["encoding"])
-    return chunks_from_response(body["chunks"]), tokens, list(body.get("warnings", []))
+    tokens = tokenizer.count_tokens(result.context, result.encoding)
+    return chunks_from_response(result.chunks), tokens, list(result.warnings)
 
 
 def eval_questions(

@@ -1,11 +1,12 @@
 """The consumption scope of an assembly (seed 001 ConsumptionScope), as AssemblyRecord fields.
 
-Called by the assembly service while it builds the record's one insert: no query of its own.
+Called by the assembly service while it builds the record's one insert: no query of its own. It lives
+here, not in apps/consumption, because assembly writes it and a lower app never imports a higher one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,19 +38,11 @@ def record_fields(*, params: ContextParams, resolved: Resolved, chunks: Iterable
     return {**scope_of(params=params, resolved=resolved), "injected_packages": injected_packages(chunks)}
 
 
-def cached_record_fields(*, params: ContextParams, cached: Mapping[str, Any]) -> dict[str, Any]:
-    """The consumption fields of a cache hit: the stored scope (the params' when an older entry lacks it).
+def cached_record_fields(*, scope: dict[str, Any], chunks: Iterable[Chunk]) -> dict[str, Any]:
+    """The consumption fields of a cache hit: the stored scope and the stored chunks' packages.
 
     A cached answer carries its original's trace_id, so the agent reports against the original:
     the hit is the same injection (session, group, agent type and iteration are all part of the
     cache key) and the stats count it once.
     """
-    scope = cached.get("scope") or {
-        "session": params.conversation_id or "",
-        "group_id": params.group_id,
-        "agent_type": params.agent_type,
-        "iteration": params.iteration,
-    }
-    chunks = cached["body"]["chunks"]
-    packages = [c["id"] for c in chunks if c["source"] == "item" and c["kind"] == "package"]
-    return {**scope, "injected_packages": packages}
+    return {**scope, "injected_packages": injected_packages(chunks)}

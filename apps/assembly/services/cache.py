@@ -1,0 +1,45 @@
+"""The assembly cache: a finished result under a key of the request and the workspace's content version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.conf import settings
+
+from apps.assembly.params import ContextParams
+from apps.assembly.results import ContextResult
+from apps.core import cache
+from apps.core.versions import content_version
+
+
+@dataclass(frozen=True)
+class CachedContext:
+    """A stored answer: the result, its layer and its consumption scope (a hit records them again)."""
+
+    result: ContextResult
+    layer_id: int
+    scope: dict[str, Any]
+
+
+def cache_key(*, workspace_id: int, params: ContextParams) -> str:
+    """Identical requests against unchanged content share a key (see apps/core/versions.py)."""
+    request = json.dumps(asdict(params), sort_keys=True, default=str)
+    version = content_version(workspace_id)
+    return "ctx:" + hashlib.sha256(f"{workspace_id}\x00{version}\x00{request}".encode()).hexdigest()
+
+
+def cached_get(key: str) -> CachedContext | None:
+    """The stored answer, or None (also when the cache is off, down, or holds an older shape)."""
+    if not settings.ASSEMBLY_CACHE_SECONDS:
+        return None
+    value = cache.get_value(key)
+    return value if isinstance(value, CachedContext) else None
+
+
+def cached_put(key: str, entry: CachedContext) -> None:
+    """Store a finished answer. Never a partial one: the next request must get the whole context."""
+    if settings.ASSEMBLY_CACHE_SECONDS and not entry.result.partial:
+        cache.set_value(key, entry, settings.ASSEMBLY_CACHE_SECONDS)

@@ -1,0 +1,130 @@
+"""`context_assemble`: the context for one agent turn, from the cache or freshly assembled, and recorded.
+
+This is the hot path. It loads no model (the query embedder is process-wide), runs a handful of
+queries whatever the workspace size, and never waits on an LLM. Anything that fails below the
+request's own validation degrades (keyword only, no hints) and says so in `warnings`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import replace
+
+from apps.assembly.params import ContextParams, params_to_json
+from apps.assembly.results import ContextResult
+from apps.assembly.scope import scope_of
+from apps.assembly.services.assembling import Outcome, assemble_outcome
+from apps.assembly.services.cache import CachedContext, cache_key, cached_get, cached_put
+from apps.assembly.services.record import record_assembled, record_cache_hit
+from apps.conversations.access import note_served
+from apps.core import background
+from apps.metrics.registry import ASSEMBLY_CACHE
+from apps.workspaces.models import ApiKey, Workspace
+
+# Deadline warm-ups are dropped when this many background tasks already wait (overload).
+WARM_QUEUE_LIMIT = 8
+
+
+def context_assemble(
+    *, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None, started: float | None = None
+) -> ContextResult:
+    """Assemble the context for `params` within `workspace`.
+
+    `started` (time.perf_counter) is when the request arrived; the deadline counts from it.
+    Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
+    never exceeds `token_budget`.
+    """
+    started = time.perf_counter() if started is None else started
+    params = redacted(workspace, params)
+    key = cache_key(workspace_id=workspace.pk, params=params)
+    cached = cached_get(key)
+    if cached is not None:
+        ASSEMBLY_CACHE.labels(result="hit").inc()
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+        result = replace(cached.result, cached=True, partial=False, elapsed_ms=elapsed_ms)
+        record_cache_hit(workspace=workspace, params=params, cached=cached, elapsed_ms=elapsed_ms, api_key=api_key)
+        _bookkeeping(workspace, cached.layer_id, params.agent_type, params.group_id, result)
+        return result
+    ASSEMBLY_CACHE.labels(result="miss").inc()
+    outcome = assemble_outcome(workspace=workspace, params=params, started=started)
+    result = result_of(outcome)
+    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
+    _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)
+    if outcome.partial and 0 <= background.queue_depth() < WARM_QUEUE_LIMIT:
+        # Finish in the background; the full context then answers from the cache. Under overload
+        # (a long queue) the warm-up is dropped rather than doubling the database's work.
+        from apps.assembly.tasks import warm_context
+
+        background.enqueue(warm_context, workspace.pk, params_to_json(params))
+    else:
+        cached_put(
+            key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
+        )
+    return result
+
+
+def context_warm(*, workspace_id: int, params: ContextParams) -> None:
+    """Assemble without a deadline and cache the result under the original request's key."""
+    workspace = Workspace.objects.get(pk=workspace_id)
+    key = cache_key(workspace_id=workspace_id, params=params)
+    outcome = assemble_outcome(workspace=workspace, params=replace(params, timeout_ms=0))
+    result = result_of(outcome)
+    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=None)
+    cached_put(
+        key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
+    )
+
+
+def _entry(params: ContextParams, outcome: Outcome, result: ContextResult) -> CachedContext:
+    return CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
+
+
+def result_of(outcome: Outcome) -> ContextResult:
+    """The typed answer of an assembly; its trace id is the one its record will carry."""
+    r, result = outcome.resolved, outcome.result
+    return ContextResult(
+        context=result.context if result else "",
+        chunks=result.chunks if result else (),
+        total_tokens=result.total_tokens if result else 0,
+        token_budget=max(r.budget, 0),
+        truncated_count=result.truncated_count if result else 0,
+        overflow_count=result.overflow_count if result else 0,
+        zone=r.zone,
+        warnings=tuple(outcome.warnings),
+        trace_id=str(uuid.uuid4()),
+        elapsed_ms=round((time.perf_counter() - outcome.started) * 1000, 2),
+        model=r.model,
+        encoding=r.tokenizer.encoding,
+        tokens_estimated=r.tokenizer.estimated,
+        format=r.fmt,
+        cached=False,
+        partial=outcome.partial,
+    )
+
+
+def redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
+    """The request with its `error` redacted, before it reaches the cache key, records, logs or traces."""
+    if not params.error:
+        return params
+    from apps.redaction.services import text_redact
+
+    return replace(params, error=text_redact(workspace_id=workspace.pk, text=params.error).text)
+
+
+def _bookkeeping(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, result: ContextResult) -> None:
+    """Served items count as accessed (seed 002; buffered, one batched UPDATE in the background), and
+    the known-fix hints served are recorded so a later failure can lower their confidence."""
+    note_served(c.id for c in result.chunks if c.source == "item")
+    hint_ids = [c.id for c in result.chunks if c.source == "error_hint"]
+    if not hint_ids:
+        return
+    from apps.error_patterns.services import hints_injected
+
+    try:
+        hints_injected(
+            workspace_id=workspace.pk, layer_id=layer_id, agent_type=agent_type, group_id=group_id, pattern_ids=hint_ids
+        )
+    except Exception:  # bookkeeping must never fail the request (FR-010)
+        logging.getLogger(__name__).exception("recording injected hints failed")

@@ -1,0 +1,44 @@
+"""`context_preview`: what `context_assemble` returns, plus the full trace and a what-if table."""
+
+from __future__ import annotations
+
+import time
+
+from apps.assembly.params import ContextParams
+from apps.assembly.results import PreviewResult, WhatIf
+from apps.assembly.services.assembling import assemble_outcome, pack
+from apps.assembly.services.context import redacted, result_of
+from apps.assembly.services.record import record_assembled
+from apps.workspaces.models import ApiKey, Workspace
+
+WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
+
+
+def context_preview(
+    *, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None, started: float | None = None
+) -> PreviewResult:
+    """Assemble `params` (never from the cache) and show every decision.
+
+    The what-if rows re-pack the same ranked candidates at other budgets: no second retrieval.
+    """
+    started = time.perf_counter() if started is None else started
+    params = redacted(workspace, params)
+    outcome = assemble_outcome(workspace=workspace, params=params, started=started)
+    result = result_of(outcome)
+    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
+    rows = []
+    for budget in WHAT_IF_BUDGETS:
+        if outcome.result is None:
+            rows.append(WhatIf(token_budget=budget, tokens_used=0, items_included=0, truncated_count=0))
+            continue
+        alt = pack(outcome.ranked, outcome.resolved, budget)
+        rows.append(
+            WhatIf(
+                token_budget=budget,
+                tokens_used=alt.total_tokens,
+                items_included=len(alt.chunks),
+                truncated_count=alt.truncated_count,
+            )
+        )
+    trace = (*(outcome.result.trace if outcome.result else ()), *outcome.extra_trace)
+    return PreviewResult(result=result, trace=trace, what_if=tuple(rows))

@@ -1,0 +1,130 @@
+"""The assembly record of each answer: what was asked, what came out, where the time went and why.
+
+Records keep the query redacted (agents paste logs and keys into queries); retrieval still searched
+with the query as sent.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from apps.assembly.models import AssemblyRecord
+from apps.assembly.params import ContextParams
+from apps.assembly.results import ContextResult
+from apps.assembly.scope import cached_record_fields, record_fields
+from apps.assembly.services.assembling import Outcome
+from apps.assembly.services.cache import CachedContext
+from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_LAYERS, ASSEMBLY_TOKENS
+from apps.workspaces.models import ApiKey, Workspace
+
+
+def _insert(**fields: Any) -> None:
+    """Store the record without waiting for the WAL flush: losing the last few traces in a crash
+    is acceptable, adding an fsync to every request is not."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit = off")
+        AssemblyRecord.objects.create(**fields)
+
+
+def stored_query(*, workspace_id: int, query: str) -> str:
+    """The query as records keep it: redacted."""
+    if not query:
+        return query
+    from apps.redaction.services import text_redact
+
+    return text_redact(workspace_id=workspace_id, text=query).text
+
+
+def record_assembled(
+    *, workspace: Workspace, params: ContextParams, outcome: Outcome, result: ContextResult, api_key: ApiKey | None
+) -> None:
+    """The record of a freshly assembled `result` (one insert, trace kept for a sample)."""
+    started = time.perf_counter()
+    r = outcome.resolved
+    trace = [*(outcome.result.trace if outcome.result else ()), *outcome.extra_trace]
+    sampled = random.random() < settings.TRACE_SAMPLE_RATE
+    fields: dict[str, Any] = {
+        "workspace": workspace,
+        "trace_id": uuid.UUID(result.trace_id),
+        "layer": r.layer,
+        "api_key": api_key,
+        "request": {
+            "layer": r.layer.pk,
+            "query": stored_query(workspace_id=workspace.pk, query=params.query),
+            "query_vector": params.query_vector is not None,
+            "token_budget": result.token_budget,
+            "model": r.model,
+            "profile": params.profile,
+            "format": r.fmt,
+            "kinds": list(params.kinds),
+            "types": list(r.types),
+            "zone": r.zone,
+            "ranking": r.scorer_name,
+            "agent_type": r.agent_type,
+            "group_id": params.group_id,
+            "conversation_id": params.conversation_id,
+            "expand_related": params.expand_related,
+            "template": r.template.name if r.template else None,
+        },
+        "model": r.model,
+        "encoding": r.tokenizer.encoding,
+        "tokens_used": result.total_tokens,
+        "token_budget": result.token_budget,
+        "items_included": len(result.chunks),
+        "candidates_considered": len(outcome.ranked) + len(outcome.extra_trace),
+        "overflow_count": result.overflow_count,
+        "truncated_count": result.truncated_count,
+        "elapsed_ms": result.elapsed_ms,
+        "assembly_cache_hit": False,
+        "embedding_cache_hit": outcome.embedding_cache_hit,
+        "warnings": list(result.warnings),
+        "sampled": sampled,
+        "trace": [entry.as_dict() for entry in trace] if sampled else [],
+        **record_fields(params=params, resolved=r, chunks=result.chunks),
+    }
+    outcome.timings.add("record", (time.perf_counter() - started) * 1000)
+    fields["timings"] = outcome.timings.rounded()
+    _insert(**fields)
+    ASSEMBLY_LATENCY.observe(result.elapsed_ms)
+    ASSEMBLY_TOKENS.observe(result.total_tokens)
+    ASSEMBLY_LAYERS.observe(len({c.layer for c in result.chunks}))
+
+
+def record_cache_hit(
+    *, workspace: Workspace, params: ContextParams, cached: CachedContext, elapsed_ms: float, api_key: ApiKey | None
+) -> None:
+    """The record of an answer served from the assembly cache (its trace is the original's)."""
+    result = cached.result
+    _insert(
+        workspace=workspace,
+        layer_id=cached.layer_id,
+        api_key=api_key,
+        request={
+            "cached_from": result.trace_id,
+            "query": stored_query(workspace_id=workspace.pk, query=params.query),
+        },
+        model=result.model,
+        encoding=result.encoding,
+        tokens_used=result.total_tokens,
+        token_budget=result.token_budget,
+        items_included=len(result.chunks),
+        candidates_considered=0,
+        overflow_count=result.overflow_count,
+        truncated_count=result.truncated_count,
+        elapsed_ms=elapsed_ms,
+        assembly_cache_hit=True,
+        embedding_cache_hit=None,
+        warnings=list(result.warnings),
+        timings={"cache": elapsed_ms},
+        sampled=False,
+        trace=[],
+        **cached_record_fields(scope=cached.scope, chunks=result.chunks),
+    )
+    ASSEMBLY_LATENCY.observe(elapsed_ms)
