@@ -18,7 +18,7 @@ from apps.assembly.results import ContextResult, PreviewResult, WhatIf
 class RoundedFloatField(serializers.FloatField):
     """Scores to 6 decimals: more digits are noise, and the recency part moves with the clock."""
 
-    def to_representation(self, value: float) -> float:
+    def to_representation(self, value: float) -> float:  # type: ignore[override]  # the stubs say str
         return round(float(value), 6)
 
 
