@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSocket through Channels (daphne serves both)."""
+"""ASGI entry point: HTTP through Django (and /mcp/ through the MCP server), WebSocket through Channels."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from apps.core.websocket import websocket_urlpatterns  # noqa: E402
+from apps.mcp_server.endpoint import with_mcp  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
 
 if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
@@ -22,7 +23,7 @@ if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": with_mcp(django_asgi_app),
         "websocket": ApiKeyWebsocketMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )

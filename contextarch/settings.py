@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "apps.assembly",
     "apps.consumption",
     "apps.conversations",
+    "apps.mcp_server",
     "apps.console",
 ]
 

@@ -1,0 +1,82 @@
+"""A live uvicorn server (the production ASGI server of scripts/serve) on the test database.
+
+Tests that drive the service from outside (the MCP SDK's clients, the Python client) use it
+through the `uvicorn_live` fixture: one worker process, the same `contextarch.asgi:application`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.processes import ROOT, database_url
+
+# Live servers of this suite listen in this range (other test runs on the machine use others).
+_BASE = int(os.environ.get("LIVE_SERVER_PORT_BASE", "8500"))
+PORTS = range(_BASE, _BASE + 100)
+
+
+def port_free_in(ports: range) -> int:
+    """The first port of `ports` nobody listens on."""
+    for port in ports:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}..{ports.stop - 1}")
+
+
+@contextmanager
+def uvicorn_server(log: Path, port: int | None = None) -> Iterator[str]:
+    """The base URL of a uvicorn process serving the test database; stopped on exit."""
+    port = port or port_free_in(PORTS)
+    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", "--host", "127.0.0.1"]
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [*command, "--port", str(port), "--log-level", "warning"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert process.poll() is None, f"uvicorn exited: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"uvicorn did not answer: {log.read_text()[-3000:]}"
+            try:
+                urllib.request.urlopen(f"{base}/metrics", timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def uvicorn_live(
+    django_db_setup: None, django_db_blocker: pytest.FixtureDef, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """One uvicorn for the session's live tests; each test commits its own data (`transactional_db`)."""
+    with django_db_blocker.unblock(), uvicorn_server(tmp_path_factory.mktemp("live") / "uvicorn.log") as base:
+        yield base

@@ -1,0 +1,74 @@
+"""A live server with two workspaces, and MCP clients of the official SDK over HTTP and stdio."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from apps.core import background
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.services import layer_summarize
+from tests.conftest import Tenant, make_tenant
+from tests.live import uvicorn_live  # noqa: F401  (fixture)
+
+FACTS = [
+    ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
+    ("deploys", "Builds are promoted from staging to production every Tuesday."),
+]
+MESSAGES = [
+    ("user", "The login page returns a 500 after the OAuth callback.", ["auth"]),
+    ("assistant", "The callback handler reads the state cookie before the session is loaded.", ["auth"]),
+    ("user", "Decision: we load the session first, then validate the state cookie.", ["auth"]),
+]
+
+
+@dataclass
+class Served:
+    """Two workspaces on a live server: `a` with a session of facts and messages, `b` empty."""
+
+    base: str
+    a: Tenant
+    b: Tenant
+    session: Layer
+
+
+@pytest.fixture
+def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:  # noqa: F811
+    a, b = make_tenant("acme"), make_tenant("globex")
+    session = layer_create(workspace=a.workspace, kind="session", name="s1", parent=a.root, external_id="sess-a")
+    items_create(
+        layer=session, items=[ItemInput(kind="memory", type="fact", content=c, external_id=e) for e, c in FACTS]
+    )
+    parent = None
+    for role, content, tasks in MESSAGES:
+        (message,) = items_create(
+            layer=session, items=[ItemInput(kind="message", role=role, content=content, task_ids=tasks, parent=parent)]
+        )
+        parent = message.pk
+    assert background.wait_idle(120)
+    layer_summarize(layer=session, force=True, extractive=True)
+    yield Served(base=uvicorn_live, a=a, b=b, session=session)
+    assert background.wait_idle(120)
+
+
+McpConnect = Callable[[str], AbstractAsyncContextManager[Client]]
+
+
+@pytest.fixture(params=["http"])
+def connect(request: pytest.FixtureRequest, served: Served) -> McpConnect:
+    """`connect(key)`: an MCP client session with the service, over the transport of the test's parameter."""
+
+    @asynccontextmanager
+    async def over_http(key: str) -> AsyncIterator[Client]:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+            async with Client(streamable_http_client(f"{served.base}/mcp/", http_client=http)) as client:
+                yield client
+
+    return {"http": over_http}[request.param]
