@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.core import background, tokenizer
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.integrity import violated_constraint
 from apps.core.versions import content_changed
 from apps.layers.models import (
     ITEM_TYPES,
@@ -31,6 +32,7 @@ from apps.workspaces.models import Workspace
 
 # Stored token counts use the default model's encoding; assembly recounts with the request's model.
 MAX_CONTENT_CHARS = 200_000
+UNIQUE_EXTERNAL_ID = "uniq_layer_external_id"  # Layer.Meta.constraints
 
 
 def layer_create_root(*, workspace: Workspace, name: str) -> Layer:
@@ -67,11 +69,24 @@ def layer_create(
     _check_parent(kind=kind, parent=parent)
     if parent is not None and parent.workspace_id != workspace.pk:
         raise NotFound("parent layer not found", code="layer_not_found")
-    if external_id and Layer.objects.filter(workspace=workspace, kind=kind, external_id=external_id).exists():
-        raise Conflict(f"a {kind} layer with external_id {external_id!r} exists", code="duplicate_external_id")
-    layer = Layer.objects.create(workspace=workspace, kind=kind, name=name, parent=parent, external_id=external_id)
+    layer = Layer(workspace=workspace, kind=kind, name=name, parent=parent, external_id=external_id)
+    _save_layer(layer)
     _config_create(layer=layer)
     return layer
+
+
+def _save_layer(layer: Layer) -> None:
+    """Insert or update; the unique constraint decides a taken external id (no check-then-insert race:
+    of two concurrent creates with one external id, one commits and the other gets the 409)."""
+    try:
+        with transaction.atomic():  # a savepoint: the caller's transaction stays usable
+            layer.save()
+    except IntegrityError as exc:
+        if violated_constraint(exc) != UNIQUE_EXTERNAL_ID:
+            raise
+        raise Conflict(
+            f"a {layer.kind} layer with external_id {layer.external_id!r} exists", code="duplicate_external_id"
+        ) from exc
 
 
 @transaction.atomic
@@ -86,12 +101,8 @@ def layer_update(*, layer: Layer, changes: dict[str, Any]) -> Layer:
     if "name" in changes:
         layer.name = changes["name"]
     if "external_id" in changes:
-        ext = changes["external_id"]
-        clash = Layer.objects.filter(workspace_id=layer.workspace_id, kind=layer.kind, external_id=ext)
-        if ext and clash.exclude(pk=layer.pk).exists():
-            raise Conflict(f"a {layer.kind} layer with external_id {ext!r} exists", code="duplicate_external_id")
-        layer.external_id = ext
-    layer.save()
+        layer.external_id = changes["external_id"]
+    _save_layer(layer)
     return layer
 
 
