@@ -18,6 +18,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput
 from apps.assembly.services import context_assemble, context_preview
 from apps.core.errors import NotFound
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers.models import ItemKind
 from apps.workspaces.authentication import api_key_of, workspace_of
 
@@ -55,14 +56,14 @@ def params_from(v: dict[str, Any]) -> ContextParams:
 
 class ContextApi(APIView):
     @extend_schema_serializer(component_name="ContextRequest")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         layer = serializers.IntegerField(required=False, allow_null=True, default=None)
         layer_external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         query = serializers.CharField(
             max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False
         )
         query_vector = serializers.ListField(
-            child=serializers.FloatField(), max_length=8192, required=False, allow_null=True, default=None
+            child=FiniteFloatField(), max_length=8192, required=False, allow_null=True, default=None
         )
         token_budget = serializers.IntegerField(
             required=False,
@@ -81,9 +82,7 @@ class ContextApi(APIView):
         )
         since = serializers.DateTimeField(required=False, allow_null=True, default=None)
         until = serializers.DateTimeField(required=False, allow_null=True, default=None)
-        min_confidence = serializers.FloatField(
-            min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None
-        )
+        min_confidence = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None)
         group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
         agent_type = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
         iteration = serializers.IntegerField(
@@ -126,6 +125,8 @@ class ContextApi(APIView):
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if attrs["tokens_used"] is not None and attrs["context_window"] is None:
                 raise serializers.ValidationError({"tokens_used": "give context_window with tokens_used"})
+            if attrs["since"] is not None and attrs["until"] is not None and attrs["since"] > attrs["until"]:
+                raise serializers.ValidationError({"since": "since must not be after until"})
             return attrs
 
     Output = ContextOutput

@@ -9,34 +9,27 @@ An optional `id` in a query is echoed on each of its events.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.exceptions import ValidationError
 
 from apps.assembly.streaming import StreamEvent, context_events, context_params
 from apps.core.errors import DomainError, InvalidInput
 from apps.core.exceptions import api_exception_handler, error_body
+from apps.core.ws_json import StrictJsonConsumer
 from apps.workspaces.authentication import ApiClient
 from apps.workspaces.models import ApiKey
 
 UNAUTHORIZED = 4401
 
 
-class ContextConsumer(AsyncJsonWebsocketConsumer):
+class ContextConsumer(StrictJsonConsumer):
     async def connect(self) -> None:
         if self.scope.get("api_client") is None:
             await self.close(code=UNAUTHORIZED)
             return
         await self.accept()
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
-        try:
-            await super().receive(text_data=text_data, bytes_data=bytes_data, **kwargs)
-        except json.JSONDecodeError as exc:
-            await self.send_json({"type": "error", **error_body("malformed_json", f"not JSON: {exc}")})
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         client: ApiClient = self.scope["api_client"]

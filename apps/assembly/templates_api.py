@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from apps.assembly.engine import BUILTIN_TEMPLATES, Template, TemplateError
 from apps.assembly.models import OutputTemplate
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.serializers import StrictSerializer
 from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import Workspace
 
@@ -25,7 +26,7 @@ class TemplateOutput(serializers.ModelSerializer):
 
 
 @extend_schema_serializer(component_name="TemplateWrite")
-class TemplateInput(serializers.Serializer):
+class TemplateInput(StrictSerializer):
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", max_length=100)
     body = serializers.CharField(max_length=5000, trim_whitespace=False)
     by_type = serializers.DictField(

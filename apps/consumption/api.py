@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from apps.consumption import selectors, services
 from apps.consumption.stats import workspace_stats
 from apps.core.pagination import DefaultPagination
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers.models import Item, Priority
 from apps.layers.selectors import layer_get
 from apps.layers.services import MAX_CONTENT_CHARS
@@ -23,7 +24,7 @@ class ConsumptionApi(APIView):
     """An agent reports which of the packages injected by one assembly it actually used."""
 
     @extend_schema_serializer(component_name="ConsumptionReport")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         trace_id = serializers.UUIDField(help_text="The trace_id of the context response")
         used = serializers.ListField(
             child=serializers.IntegerField(min_value=1),
@@ -83,7 +84,7 @@ class StrategyListCreateApi(APIView):
     """Strategies are package items of type `strategy` (here or through /items/); most helpful first."""
 
     @extend_schema_serializer(component_name="StrategyCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         layer = serializers.IntegerField()
         title = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
         content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
@@ -96,7 +97,7 @@ class StrategyListCreateApi(APIView):
         source_refs = serializers.ListField(
             child=serializers.CharField(max_length=1000), max_length=100, required=False, default=list
         )
-        helpfulness = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
+        helpfulness = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
 
     @extend_schema(request=Input, responses={201: StrategyOutput})
     def post(self, request: Request) -> Response:
@@ -128,7 +129,7 @@ class StrategyListCreateApi(APIView):
 
 class StrategyFeedbackApi(APIView):
     @extend_schema_serializer(component_name="StrategyFeedback")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         helpful = serializers.BooleanField(help_text="true raises the helpfulness by one step, false lowers it")
 
     @extend_schema(request=Input, responses={200: StrategyOutput})

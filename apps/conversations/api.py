@@ -18,6 +18,7 @@ from apps.conversations.history import MAX_IDS, MAX_LIMIT, HistoryQuery, history
 from apps.conversations.models import Community, CommunityKind
 from apps.core.errors import InvalidInput
 from apps.core.json_fields import JsonObjectField
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
 from apps.layers.models import LayerKind, MessageRole
@@ -46,7 +47,7 @@ class ThreadApi(APIView):
 
 class ImportanceApi(APIView):
     @extend_schema_serializer(component_name="MessageImportance")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         important = serializers.BooleanField()
 
     @extend_schema(request=Input, responses=OpenApiTypes.OBJECT)
@@ -159,7 +160,7 @@ class ExportApi(APIView):
         return Response(transfer.graph_export(layer=layer))
 
 
-class _MessageIn(serializers.Serializer):
+class _MessageIn(StrictSerializer):
     ref = serializers.CharField(max_length=50)
     parent = serializers.CharField(max_length=50, allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
     role = serializers.ChoiceField(choices=MessageRole.choices)
@@ -167,7 +168,7 @@ class _MessageIn(serializers.Serializer):
     content = serializers.CharField(max_length=200_000, trim_whitespace=False)
     external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
     task_ids = serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, default=list)
-    importance = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.5)
+    importance = FiniteFloatField(min_value=0.0, max_value=1.0, default=0.5)
     pinned = serializers.BooleanField(default=False)
     metadata = JsonObjectField(default=dict)
     created_at = serializers.DateTimeField()
@@ -175,7 +176,7 @@ class _MessageIn(serializers.Serializer):
     last_accessed_at = serializers.DateTimeField(allow_null=True, required=False, default=None)
 
 
-class _SummaryIn(serializers.Serializer):
+class _SummaryIn(StrictSerializer):
     depth = serializers.ChoiceField(choices=["sentence", "paragraph", "detailed"])
     text = serializers.CharField(max_length=100_000)
     token_count = serializers.IntegerField(min_value=0)
@@ -185,7 +186,7 @@ class _SummaryIn(serializers.Serializer):
     stale = serializers.BooleanField(default=False)
 
 
-class _CommunityIn(serializers.Serializer):
+class _CommunityIn(StrictSerializer):
     kind = serializers.ChoiceField(choices=CommunityKind.choices)
     key = serializers.CharField(max_length=200)
     title = serializers.CharField(max_length=500, allow_blank=True)
@@ -196,13 +197,13 @@ class _CommunityIn(serializers.Serializer):
     members = serializers.ListField(child=serializers.CharField(max_length=50), max_length=100_000)
 
 
-class _LayerIn(serializers.Serializer):
+class _LayerIn(StrictSerializer):
     kind = serializers.ChoiceField(choices=[LayerKind.SESSION, LayerKind.MULTI_SESSION], default=LayerKind.SESSION)
     name = serializers.CharField(max_length=200)
     external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
 
 
-class _GraphIn(serializers.Serializer):
+class _GraphIn(StrictSerializer):
     format = serializers.ChoiceField(choices=[transfer.FORMAT])
     version = serializers.ChoiceField(choices=[transfer.VERSION])
     layer = _LayerIn()
@@ -216,7 +217,7 @@ class ImportApi(APIView):
     """A new session under `parent` from an export (refs, links, summaries and communities as given)."""
 
     @extend_schema_serializer(component_name="ConversationImport")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         parent = serializers.IntegerField()  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         name = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)

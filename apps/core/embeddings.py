@@ -152,4 +152,13 @@ def validate_query_vector(values: list[float]) -> np.ndarray:
         )
     if not np.all(np.isfinite(vector)):
         raise DomainError("query_vector must contain only finite numbers", code="invalid_query_vector")
+    # pgvector's cosine divides by the norms it sums in single precision: a zero vector (or one whose
+    # squares underflow to zero or overflow) gives NaN similarities, which no trace can store.
+    with np.errstate(over="ignore", under="ignore"):
+        squared_norm = float(np.dot(vector, vector))
+    if not (squared_norm > 0.0 and np.isfinite(np.float32(squared_norm))):
+        raise DomainError(
+            "query_vector must have a non-zero length (all zeros, or too small or too large to normalize)",
+            code="invalid_query_vector",
+        )
     return vector

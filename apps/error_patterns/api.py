@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
 from apps.core.pagination import DefaultPagination
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.error_patterns import selectors, services
 from apps.error_patterns.models import Attempt, ErrorPattern, Outcome
 from apps.error_patterns.signature import error_signature
@@ -98,7 +99,7 @@ def _float_param(request: Request, name: str) -> float | None:
 
 class AttemptListCreateApi(APIView):
     @extend_schema_serializer(component_name="AttemptCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         layer = serializers.IntegerField(required=False, allow_null=True, default=None)
         layer_external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -218,11 +219,9 @@ class PatternMatchApi(APIView):
     """Known patterns for an error: the exact signature first, then the nearest by similarity."""
 
     @extend_schema_serializer(component_name="ErrorPatternMatch")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         error = serializers.CharField(max_length=MAX_TEXT, trim_whitespace=False)
-        min_confidence = serializers.FloatField(
-            min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None
-        )
+        min_confidence = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None)
         limit = serializers.IntegerField(min_value=1, max_value=50, required=False, default=10)
 
     @extend_schema(

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from apps.core.errors import InvalidInput
 from apps.core.json_fields import JsonObjectField
 from apps.core.pagination import DefaultPagination
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers import selectors, services
 from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority
 from apps.layers.services import ItemInput
@@ -40,7 +41,7 @@ class LayerOutput(serializers.ModelSerializer):
 
 class LayerListCreateApi(APIView):
     @extend_schema_serializer(component_name="LayerCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         kind = serializers.ChoiceField(choices=LayerKind.choices)
         name = serializers.CharField(max_length=200)
         parent = serializers.IntegerField(allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
@@ -77,7 +78,7 @@ class LayerListCreateApi(APIView):
 
 class LayerDetailApi(APIView):
     @extend_schema_serializer(component_name="LayerUpdate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         name = serializers.CharField(max_length=200, required=False)
         parent = serializers.IntegerField(required=False)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         external_id = serializers.CharField(max_length=200, allow_null=True, required=False)
@@ -106,7 +107,7 @@ class LayerDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class ItemFields(serializers.Serializer):
+class ItemFields(StrictSerializer):
     """The writable fields of an item, shared by single, bulk and update requests."""
 
     kind = serializers.ChoiceField(choices=ItemKind.choices)
@@ -120,7 +121,7 @@ class ItemFields(serializers.Serializer):
     task_ids = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=100, required=False, default=list
     )
-    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None)
+    confidence = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True, default=None)
     priority = serializers.ChoiceField(choices=Priority.choices, required=False, allow_blank=True, default="")
     group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     agent_types = serializers.ListField(
@@ -129,7 +130,7 @@ class ItemFields(serializers.Serializer):
     source_refs = serializers.ListField(
         child=serializers.CharField(max_length=1000), max_length=100, required=False, default=list
     )
-    importance = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
+    importance = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
     pinned = serializers.BooleanField(required=False, default=False)
     metadata = JsonObjectField(required=False, default=dict)  # jsonb: NUL anywhere is a 400
 
@@ -220,7 +221,7 @@ class ItemListCreateApi(APIView):
 
 class ItemBulkCreateApi(APIView):
     @extend_schema_serializer(component_name="ItemBulkCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         layer = serializers.IntegerField()
         # ListSerializer takes max_length since DRF 3.14; the stubs' BaseSerializer.__init__ lacks it.
         items = ItemFields(many=True, allow_empty=False, max_length=settings.BULK_MAX_ITEMS)  # type: ignore[call-arg]

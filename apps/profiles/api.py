@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -13,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.pagination import DefaultPagination
+from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.profiles import selectors, services
 from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
 from apps.profiles.services import ProfileInput
@@ -21,19 +19,7 @@ from apps.workspaces.authentication import workspace_of
 NAME_REGEX = r"^[A-Za-z0-9_.-]{1,100}$"
 
 
-class FiniteFloatField(serializers.FloatField):
-    """A float that is a real number: no NaN or Infinity (not even as strings), no booleans."""
-
-    def to_internal_value(self, data: Any) -> float:
-        if isinstance(data, bool):
-            self.fail("invalid")
-        value = super().to_internal_value(data)
-        if not math.isfinite(value):
-            self.fail("invalid")
-        return value
-
-
-class ProfileFields(serializers.Serializer):
+class ProfileFields(StrictSerializer):
     """The configuration of a profile. Shapes are checked here; cross-field rules in the service."""
 
     agent_type = serializers.CharField(max_length=100, required=False, allow_blank=True)

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.serializers import StrictSerializer
 from apps.redaction import selectors, services
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.workspaces.authentication import workspace_of
@@ -17,7 +18,7 @@ MAX_REDACT_CHARS = 200_000
 
 class RedactApi(APIView):
     @extend_schema_serializer(component_name="RedactRequest")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         text = serializers.CharField(max_length=MAX_REDACT_CHARS, allow_blank=True, trim_whitespace=False)
 
     @extend_schema(
@@ -54,7 +55,7 @@ class AllowlistEntryOutput(serializers.ModelSerializer):
 
 class AllowlistApi(APIView):
     @extend_schema_serializer(component_name="AllowlistEntryCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         kind = serializers.ChoiceField(choices=AllowKind.choices, required=False, default=AllowKind.EXACT)
         value = serializers.CharField(max_length=500, trim_whitespace=False)
         note = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")

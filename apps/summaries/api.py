@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
+from apps.core.serializers import StrictSerializer
 from apps.layers.models import Personalization
 from apps.layers.selectors import layer_get
 from apps.summaries import selectors, services
@@ -114,7 +115,11 @@ class ConfigOutput(serializers.Serializer):
 
 class LayerConfigApi(APIView):
     @extend_schema_serializer(component_name="LayerConfigUpdate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
+        # This endpoint answered unknown fields with `invalid_fields` before `unknown_fields` existed
+        # (tests/summaries/test_api.py holds clients to it); the same refusal, its older code.
+        unknown_fields_code = "invalid_fields"
+
         update_interval_seconds = serializers.IntegerField(min_value=60, max_value=7 * 24 * 3600, required=False)
         update_on_changes = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
         personalization = serializers.ChoiceField(choices=Personalization.choices, required=False)
@@ -130,9 +135,6 @@ class LayerConfigApi(APIView):
         layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
         if not isinstance(request.data, dict):
             raise InvalidInput("the body must be a JSON object", code="invalid_body")
-        unknown = sorted(set(request.data) - set(self.Input().fields))
-        if unknown:  # a typo would otherwise answer 200 and change nothing
-            raise InvalidInput(f"unknown fields: {', '.join(unknown)}", code="invalid_fields")
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         config: SummaryConfig = config_update(layer=layer, changes=dict(data.validated_data))

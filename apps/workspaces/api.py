@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import NotFound
+from apps.core.serializers import StrictSerializer
 from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import ApiKey
 from apps.workspaces.selectors import workspace_status
@@ -29,7 +30,7 @@ class ApiKeyOutput(serializers.ModelSerializer):
 
 class ApiKeyListCreateApi(APIView):
     @extend_schema_serializer(component_name="ApiKeyCreate")
-    class Input(serializers.Serializer):
+    class Input(StrictSerializer):
         name = serializers.CharField(max_length=100)
 
     @extend_schema(responses=ApiKeyOutput(many=True))

@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from apps.core.ws_json import StrictJsonConsumer
 from apps.workspaces.models import ApiKey
 from apps.workspaces.selectors import workspace_status
 
 UNAUTHORIZED = 4401
 
 
-class StatusConsumer(AsyncJsonWebsocketConsumer):
+class StatusConsumer(StrictJsonConsumer):
     async def connect(self) -> None:
         if self.scope.get("api_client") is None:
             await self.close(code=UNAUTHORIZED)

@@ -42,3 +42,32 @@ async def test_it_answers_status_for_the_keys_workspace_until_the_key_is_revoked
     await communicator.send_json_to({"type": "status"})
     assert (await communicator.receive_json_from())["error"]["code"] == "invalid_api_key"
     await communicator.disconnect()
+
+
+async def test_it_answers_unstorable_or_deep_messages_with_an_error_and_stays_open() -> None:
+    tenant = await sync_to_async(make_tenant)("wsdeep")
+    for path in ("/ws/v1/status/", "/ws/v1/context/"):
+        communicator = WebsocketCommunicator(
+            application, path, headers=[(b"authorization", f"Bearer {tenant.secret}".encode())]
+        )
+        connected, _ = await communicator.connect()
+        assert connected
+        for text, code in [
+            ('{"type": "query", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "json_too_deep"),
+            ('{"type": "query", "min_confidence": NaN}', "invalid_min_confidence"),
+            ('{"type": "query", "query": "a\\u0000b"}', "invalid_query"),
+            ('{"type": "query", "options": {"query": "\\ud800"}}', "invalid_options"),
+            ("{not json", "malformed_json"),
+        ]:
+            await communicator.send_to(text_data=text)
+            reply = await communicator.receive_json_from(timeout=10)
+            assert reply["type"] == "error" and reply["error"]["code"] == code, (path, reply)
+        await communicator.send_to(bytes_data=b"\x00\x01")
+        assert (await communicator.receive_json_from(timeout=10))["error"]["code"] == "malformed_json"
+        if path == "/ws/v1/status/":
+            await communicator.send_json_to({"type": "status"})
+            assert (await communicator.receive_json_from(timeout=10))["type"] == "status"
+        else:
+            await communicator.send_json_to({"type": "query", "layer": -1, "query": "x", "tokn_budget": 5})
+            assert (await communicator.receive_json_from(timeout=10))["error"]["code"] == "unknown_fields"
+        await communicator.disconnect()

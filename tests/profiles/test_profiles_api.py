@@ -227,7 +227,7 @@ def test_it_answers_400_for_overflows_nuls_surrogates_and_malformed_json(tenant:
     response = tenant.client.post(
         "/api/v1/profiles/", '{"name": "p", "safety_margin": NaN}', content_type="application/json"
     )
-    assert response.status_code == 400 and error_code(response) == "malformed_json"
+    assert response.status_code == 400 and error_code(response) == "invalid_safety_margin"  # like the string "NaN"
     for raw, code in [
         ('{"name": "p", "model": "\\ud800"}', "invalid_model"),
         ('{"name": "p", "type_filters": ["a\\u0000b"]}', "invalid_type_filters"),
