@@ -70,3 +70,14 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def env_rate(name: str, default: str) -> tuple[int, int] | None:
+    """A rate limit written `N/S` (N hits per S seconds); `off` (or `0`) turns it off (None)."""
+    raw = os.environ.get(name, default).strip().lower()
+    if raw in {"off", "0", "none"}:
+        return None
+    count, _, seconds = raw.partition("/")
+    if not (count.isdigit() and seconds.isdigit() and int(count) > 0 and int(seconds) > 0):
+        raise ImproperlyConfigured(f"{name} must look like 600/60 (hits per seconds) or off, got {raw!r}")
+    return int(count), int(seconds)

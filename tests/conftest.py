@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import pytest
 from rest_framework.test import APIClient
 
-from apps.core import background
+from apps.core import background, cache
 from apps.layers.models import Layer
-from apps.workspaces.models import Workspace
-from apps.workspaces.services import workspace_create
+from apps.workspaces.models import Scope, Workspace
+from apps.workspaces.services import api_key_create, workspace_create
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -19,6 +19,8 @@ def pytest_configure(config: pytest.Config) -> None:
     from django.conf import settings
 
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Fast password hashing: a test signs in many times (the login rate-limit tests, 30 tries each).
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @dataclass
@@ -37,6 +39,20 @@ def make_tenant(slug: str) -> Tenant:
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.secret}")
     root = Layer.objects.get(workspace=workspace, kind="company")
     return Tenant(workspace=workspace, root=root, secret=created.secret, client=client)
+
+
+def admin_client(tenant: Tenant) -> APIClient:
+    """A client with a new read+write+admin key of the tenant's workspace (key management needs `admin`)."""
+    created = api_key_create(workspace=tenant.workspace, name="admin", scopes=list(Scope.values))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.secret}")
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Every test starts with empty rate-limit counters: all test clients share one address."""
+    cache.counters_clear()
 
 
 @pytest.fixture

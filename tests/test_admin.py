@@ -113,13 +113,15 @@ def test_it_hides_the_key_hash_and_shows_a_new_secret_once(superuser_client: Cli
     assert key.key_hash not in page.content.decode()
 
     added = superuser_client.post(
-        "/admin/workspaces/apikey/add/", {"workspace": tenant.workspace.pk, "name": "ci"}, follow=True
+        "/admin/workspaces/apikey/add/",
+        {"workspace": tenant.workspace.pk, "name": "ci", "scopes": "read,admin"},
+        follow=True,
     )
     assert added.status_code == 200
     notice = next(str(m) for m in added.context["messages"] if "copy it now" in str(m))
     secret = notice.split("The new key is ", 1)[1].split(" ", 1)[0]
     created = api_key_get_active(secret=secret)
-    assert created is not None and created.name == "ci"
+    assert created is not None and created.name == "ci" and created.scopes == ["read", "admin"]
 
 
 def test_it_creates_a_layer_through_the_service_with_its_config(superuser_client: Client, tenant: Tenant) -> None:

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from apps.layers.models import Item, Layer
 from apps.workspaces.services import api_key_revoke
-from tests.conftest import Tenant
+from tests.conftest import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +75,7 @@ def test_it_hides_another_workspaces_data_behind_404(tenant: Tenant, other_tenan
     ).json()["trace_id"]
     their_key = other_tenant.workspace.api_keys.get().pk
     me = tenant.client
+    my_admin = admin_client(tenant)
     lid = theirs["id"]
     checks = [
         me.get(f"/api/v1/layers/{lid}/"),
@@ -94,7 +95,7 @@ def test_it_hides_another_workspaces_data_behind_404(tenant: Tenant, other_tenan
         ),
         me.post("/api/v1/context/", {"layer": lid, "query": "launch code"}, format="json"),
         me.get(f"/api/v1/traces/{trace}/"),
-        me.post(f"/api/v1/keys/{their_key}/revoke/"),
+        my_admin.post(f"/api/v1/keys/{their_key}/revoke/"),
     ]
     assert [r.status_code for r in checks] == [404] * len(checks)
     assert all(r.json()["error"]["code"].endswith("not_found") for r in checks)

@@ -21,6 +21,7 @@ from apps.core.errors import NotFound
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers.models import ItemKind
 from apps.workspaces.authentication import api_key_of, workspace_of
+from apps.workspaces.models import Scope
 
 
 def params_from(v: dict[str, Any]) -> ContextParams:
@@ -55,6 +56,8 @@ def params_from(v: dict[str, Any]) -> ContextParams:
 
 
 class ContextApi(APIView):
+    required_scope = Scope.READ  # a query: it changes nothing a client owns
+
     @extend_schema_serializer(component_name="ContextRequest")
     class Input(StrictSerializer):
         layer = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -143,6 +146,7 @@ class ContextApi(APIView):
 class ContextPreviewApi(APIView):
     """Exactly what POST /context/ returns for the same body, plus the trace and a what-if table."""
 
+    required_scope = Scope.READ  # a query: it changes nothing a client owns
     Output = PreviewOutput
 
     @extend_schema(request=ContextApi.Input, responses=Output)

@@ -8,8 +8,12 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_login_failed
+
         from apps.core import lookups, periodic_runs, signals
+        from apps.core.login_limits import login_failure_record
 
         signals.connect()
         periodic_runs.connect_celery()
+        user_login_failed.connect(login_failure_record, dispatch_uid="core.login_failure_record")
         assert lookups.AnyOf.lookup_name == "any"  # registered on import

@@ -31,6 +31,24 @@ class NotFound(DomainError):
     status = 404
 
 
+class Forbidden(DomainError):
+    """Authenticated, but the credential may not do this (e.g. an API key without the needed scope)."""
+
+    code = "forbidden"
+    status = 403
+
+
+class TooManyRequests(DomainError):
+    """A rate limit was reached; `retry_after` (whole seconds) goes out as the `Retry-After` header."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: int, code: str | None = None) -> None:
+        super().__init__(message, code=code, details={"retry_after": retry_after})
+        self.retry_after = retry_after
+
+
 class Conflict(DomainError):
     code = "conflict"
     status = 409

@@ -11,7 +11,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from apps.core.errors import DomainError
+from apps.core.errors import DomainError, TooManyRequests
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,10 @@ def _validation_code(detail: Any) -> tuple[str, str]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
+        answer = Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
+        if isinstance(exc, TooManyRequests):
+            answer["Retry-After"] = str(exc.retry_after)
+        return answer
     if isinstance(exc, (Http404, exceptions.NotFound)):
         return Response(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, exceptions.ValidationError):

@@ -20,7 +20,7 @@ from apps.layers.models import Layer, LayerKind
 from apps.layers.selectors import layer_get, layer_get_by_external_id
 from apps.redaction.services import text_redact
 from apps.workspaces.authentication import workspace_of
-from apps.workspaces.models import Workspace
+from apps.workspaces.models import Scope, Workspace
 
 MAX_TEXT = 20_000
 
@@ -217,6 +217,8 @@ class MatchOutput(PatternOutput):
 
 class PatternMatchApi(APIView):
     """Known patterns for an error: the exact signature first, then the nearest by similarity."""
+
+    required_scope = Scope.READ  # a query: it changes nothing a client owns
 
     @extend_schema_serializer(component_name="ErrorPatternMatch")
     class Input(StrictSerializer):

@@ -17,6 +17,8 @@ from channels.db import database_sync_to_async
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from apps.core.errors import TooManyRequests
+from apps.core.ratelimit import scope_address
 from apps.mcp_server.results import error_body
 from apps.mcp_server.server import mcp_server
 from apps.workspaces.authentication import authenticate_secret
@@ -81,7 +83,13 @@ class McpEndpoint:
                 code, message = ("invalid_api_key", "Authorization header must be 'Bearer <api key>'.")
             await _answer(send, 401, error_body(code, message), [(b"www-authenticate", b"Bearer")])
             return
-        if await database_sync_to_async(authenticate_secret)(secret) is None:
+        try:
+            client = await database_sync_to_async(authenticate_secret)(secret, address=scope_address(scope))
+        except TooManyRequests as exc:
+            body = error_body(exc.code, exc.message, exc.details)
+            await _answer(send, 429, body, [(b"retry-after", str(exc.retry_after).encode())])
+            return
+        if client is None:
             body = error_body("invalid_api_key", "Invalid or revoked API key.")
             await _answer(send, 401, body, [(b"www-authenticate", b"Bearer")])
             return

@@ -12,11 +12,14 @@ from apps.core.serializers import StrictSerializer
 from apps.redaction import selectors, services
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.workspaces.authentication import workspace_of
+from apps.workspaces.models import Scope
 
 MAX_REDACT_CHARS = 200_000
 
 
 class RedactApi(APIView):
+    required_scope = Scope.READ  # a query: it changes nothing a client owns
+
     @extend_schema_serializer(component_name="RedactRequest")
     class Input(StrictSerializer):
         text = serializers.CharField(max_length=MAX_REDACT_CHARS, allow_blank=True, trim_whitespace=False)

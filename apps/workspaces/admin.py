@@ -40,7 +40,7 @@ class MembershipAdmin(admin.ModelAdmin):
 class ApiKeyAdmin(admin.ModelAdmin):
     """Keys are created through the service (the secret is shown once, in a message) and revoked, not edited."""
 
-    list_display = ["name", "workspace", "prefix", "created_at", "last_used_at", "revoked_at", "active"]
+    list_display = ["name", "workspace", "prefix", "scopes", "created_at", "last_used_at", "revoked_at", "active"]
     list_filter = ["workspace", ("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "prefix", "workspace__slug"]
     list_select_related = ["workspace"]
@@ -50,7 +50,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
         if obj is None:
             return ["prefix", "created_at", "last_used_at", "revoked_at"]
-        return ["workspace", "prefix", "created_at", "last_used_at", "revoked_at"]
+        return ["workspace", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"]
 
     @admin.display(boolean=True, description="Active")
     def active(self, obj: ApiKey) -> bool:
@@ -61,7 +61,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         # A key is born only through the service, which generates the secret and stores its hash.
-        created = api_key_create(workspace=obj.workspace, name=obj.name)
+        created = api_key_create(workspace=obj.workspace, name=obj.name, scopes=list(obj.scopes))
         saved = created.api_key
         obj.pk, obj.prefix, obj.key_hash, obj.created_at = saved.pk, saved.prefix, saved.key_hash, saved.created_at
         obj._state.adding = False

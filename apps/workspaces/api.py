@@ -1,4 +1,4 @@
-"""Agent API for the key's workspace: status at a glance and API key management."""
+"""Agent API for the key's workspace: status at a glance and API key management (admin-scoped keys only)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from apps.core.errors import NotFound
 from apps.core.serializers import StrictSerializer
 from apps.workspaces.authentication import workspace_of
-from apps.workspaces.models import ApiKey
+from apps.workspaces.models import ApiKey, Scope
 from apps.workspaces.selectors import workspace_status
 from apps.workspaces.services import api_key_create, api_key_revoke
 
@@ -25,13 +25,18 @@ class StatusApi(APIView):
 class ApiKeyOutput(serializers.ModelSerializer):
     class Meta:
         model = ApiKey
-        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+        fields = ["id", "name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"]
 
 
 class ApiKeyListCreateApi(APIView):
+    required_scope = Scope.ADMIN
+
     @extend_schema_serializer(component_name="ApiKeyCreate")
     class Input(StrictSerializer):
         name = serializers.CharField(max_length=100)
+        scopes = serializers.ListField(
+            child=serializers.ChoiceField(choices=Scope.choices), required=False, allow_empty=False, max_length=3
+        )
 
     @extend_schema(responses=ApiKeyOutput(many=True))
     def get(self, request: Request) -> Response:
@@ -42,12 +47,15 @@ class ApiKeyListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        created = api_key_create(workspace=workspace_of(request), name=data.validated_data["name"])
+        v = data.validated_data
+        created = api_key_create(workspace=workspace_of(request), name=v["name"], scopes=v.get("scopes"))
         body = dict(ApiKeyOutput(created.api_key).data, key=created.secret)
         return Response(body, status=status.HTTP_201_CREATED)
 
 
 class ApiKeyRevokeApi(APIView):
+    required_scope = Scope.ADMIN
+
     @extend_schema(request=None, responses=ApiKeyOutput)
     def post(self, request: Request, key_id: int) -> Response:
         key = ApiKey.objects.filter(workspace=workspace_of(request), pk=key_id).first()

@@ -1,13 +1,21 @@
-"""`Authorization: Bearer <api key>`: the key decides the workspace of the whole request."""
+"""`Authorization: Bearer <api key>`: the key decides the workspace of the whole request.
+
+Rate limits apply here, so REST, SSE and WebSocket share them: bad keys are counted per client
+address (past RATE_LIMIT_API_KEY_FAILURES the address gets 429 before any key is looked up), and
+every authenticated request counts against its key and its address.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 
+from apps.core.errors import TooManyRequests
+from apps.core.ratelimit import rate_blocked, rate_hit, request_address
 from apps.workspaces.models import ApiKey, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from apps.workspaces.services import api_key_touch
@@ -23,10 +31,22 @@ class ApiClient:
     is_active: bool = True
 
 
-def authenticate_secret(secret: str) -> ApiClient | None:
+def authenticate_secret(secret: str, *, address: str) -> ApiClient | None:
+    """The client for an active key, or None; raises TooManyRequests past a rate limit."""
+    failures = settings.RATE_LIMIT_API_KEY_FAILURES
+    wait = rate_blocked(bucket="api-key-failures", ident=address, rate=failures)
+    if wait is not None:
+        raise TooManyRequests("too many bad API keys from this address", retry_after=wait)
     key = api_key_get_active(secret=secret)
     if key is None:
+        rate_hit(bucket="api-key-failures", ident=address, rate=failures)
         return None
+    wait = rate_hit(bucket="api-key", ident=str(key.pk), rate=settings.RATE_LIMIT_API_KEY)
+    if wait is not None:
+        raise TooManyRequests("this API key is over its request rate", retry_after=wait)
+    wait = rate_hit(bucket="api-address", ident=address, rate=settings.RATE_LIMIT_API_ADDRESS)
+    if wait is not None:
+        raise TooManyRequests("this address is over its request rate", retry_after=wait)
     api_key_touch(api_key=key)
     return ApiClient(workspace=key.workspace, api_key=key)
 
@@ -67,7 +87,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             secret = header[1].decode()
         except UnicodeError as exc:
             raise AuthenticationFailed("Invalid API key.") from exc
-        client = authenticate_secret(secret)
+        client = authenticate_secret(secret, address=request_address(request))
         if client is None:
             raise AuthenticationFailed("Invalid or revoked API key.")
         return client, client.api_key

@@ -1,7 +1,8 @@
 """WebSocket `/ws/v1/status/`: the workspace status on request, for dashboards and bulk loaders.
 
-Authenticated like the REST API (Bearer header or `?api_key=`); the key is checked on connect
-and again on every message, so a key revoked mid-connection stops answering.
+Authenticated like the REST API (the Bearer header, or a first `{"type": "auth", "api_key": ...}`
+message; see ws_auth.py); the key is checked again on every message, so a key revoked
+mid-connection stops answering.
 """
 
 from __future__ import annotations
@@ -10,26 +11,13 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from apps.core.ws_json import StrictJsonConsumer
-from apps.workspaces.models import ApiKey
+from apps.workspaces.authentication import ApiClient
 from apps.workspaces.selectors import workspace_status
+from apps.workspaces.ws_auth import ApiKeyConsumer
 
-UNAUTHORIZED = 4401
 
-
-class StatusConsumer(StrictJsonConsumer):
-    async def connect(self) -> None:
-        if self.scope.get("api_client") is None:
-            await self.close(code=UNAUTHORIZED)
-            return
-        await self.accept()
-
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        client = self.scope["api_client"]
-        if not await database_sync_to_async(_still_active)(client.api_key.pk):
-            await self.send_json({"type": "error", "error": {"code": "invalid_api_key", "message": "Key revoked."}})
-            await self.close(code=UNAUTHORIZED)
-            return
+class StatusConsumer(ApiKeyConsumer):
+    async def handle(self, client: ApiClient, content: Any) -> None:
         if not isinstance(content, dict) or content.get("type") != "status":
             await self.send_json(
                 {"type": "error", "error": {"code": "invalid_message", "message": 'send {"type": "status"}'}}
@@ -37,7 +25,3 @@ class StatusConsumer(StrictJsonConsumer):
             return
         status = await database_sync_to_async(workspace_status)(workspace=client.workspace)
         await self.send_json({"type": "status", "data": status})
-
-
-def _still_active(key_id: int) -> bool:
-    return ApiKey.objects.filter(pk=key_id, revoked_at__isnull=True).exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 
@@ -38,6 +39,19 @@ class Membership(models.Model):
         return f"{self.user} in {self.workspace} ({self.role})"
 
 
+class Scope(models.TextChoices):
+    """What a key may do: `read` (GET, and POSTs that only query), `write` (changes), `admin` (manage keys)."""
+
+    READ = "read", "Read"
+    WRITE = "write", "Write"
+    ADMIN = "admin", "Admin"
+
+
+def default_scopes() -> list[str]:
+    """Keys are read+write unless asked otherwise: an admin key is always asked for by name."""
+    return [Scope.READ.value, Scope.WRITE.value]
+
+
 class ApiKey(models.Model):
     """A workspace's API key. Only the SHA-256 of the secret is stored; the secret is shown once."""
 
@@ -45,6 +59,7 @@ class ApiKey(models.Model):
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=16, help_text="First characters of the key, to recognise it.")
     key_hash = models.CharField(max_length=64, unique=True)
+    scopes = ArrayField(models.CharField(max_length=8, choices=Scope.choices), default=default_scopes)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -52,6 +67,9 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"

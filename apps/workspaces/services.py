@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from apps.core.errors import Conflict, InvalidInput
 from apps.workspaces.keys import generate_secret, hash_secret
-from apps.workspaces.models import ApiKey, Membership, Role, Workspace
+from apps.workspaces.models import ApiKey, Membership, Role, Scope, Workspace, default_scopes
 
 
 @dataclass(frozen=True)
@@ -21,13 +21,26 @@ class CreatedKey:
     secret: str
 
 
-def api_key_create(*, workspace: Workspace, name: str) -> CreatedKey:
+def api_key_create(*, workspace: Workspace, name: str, scopes: list[str] | None = None) -> CreatedKey:
+    """A new key with `scopes` (default read+write; `admin` only when asked for)."""
     name = name.strip()
     if not name or len(name) > 100:
         raise InvalidInput("key name must be 1-100 characters", code="invalid_name")
+    scopes = scopes_clean(scopes=default_scopes() if scopes is None else scopes)
     secret = generate_secret()
-    key = ApiKey.objects.create(workspace=workspace, name=name, prefix=secret[:10], key_hash=hash_secret(secret))
+    key = ApiKey.objects.create(
+        workspace=workspace, name=name, prefix=secret[:10], key_hash=hash_secret(secret), scopes=scopes
+    )
     return CreatedKey(api_key=key, secret=secret)
+
+
+def scopes_clean(*, scopes: list[str]) -> list[str]:
+    """The scopes deduplicated in their canonical order; unknown or none at all is a 400 `invalid_scopes`."""
+    unknown = sorted(set(scopes) - set(Scope.values))
+    if unknown or not scopes:
+        message = f"scopes must be a non-empty subset of {', '.join(Scope.values)}"
+        raise InvalidInput(message, code="invalid_scopes", details={"unknown": unknown})
+    return [scope for scope in Scope.values if scope in scopes]
 
 
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:

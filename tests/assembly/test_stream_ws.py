@@ -56,11 +56,27 @@ async def rest(tenant: Tenant, body: dict[str, Any]) -> dict[str, Any]:
     return response.json()  # type: ignore[no-any-return]
 
 
-async def test_it_refuses_a_connection_without_a_valid_key() -> None:
+async def test_it_answers_no_query_before_a_valid_key(tenant: Tenant) -> None:
     for headers in ([], [(b"authorization", b"Bearer ca_wrong")]):
         communicator = WebsocketCommunicator(application, "/ws/v1/context/", headers=headers)
-        connected, code = await communicator.connect()
-        assert not connected and code == 4401
+        connected, _ = await communicator.connect()
+        assert connected  # waiting for {"type": "auth", ...}
+        await communicator.send_json_to({"type": "query", "layer": tenant.root.pk, "query": "backups"})
+        assert (await communicator.receive_json_from())["error"]["code"] == "not_authenticated"
+        assert (await communicator.receive_output())["code"] == 4401
+    communicator = WebsocketCommunicator(application, f"/ws/v1/context/?api_key={tenant.secret}")
+    connected, code = await communicator.connect()
+    assert not connected and code == 4401  # never from the URL
+
+
+async def test_it_answers_queries_after_an_auth_message(tenant: Tenant) -> None:
+    communicator = WebsocketCommunicator(application, "/ws/v1/context/")
+    assert (await communicator.connect())[0]
+    await communicator.send_json_to({"type": "auth", "api_key": tenant.secret})
+    assert (await communicator.receive_json_from(timeout=10))["type"] == "auth"
+    await communicator.send_json_to({"type": "query", "layer": tenant.root.pk, "query": "backups"})
+    assert (await receive_answer(communicator))[-1]["type"] == "complete"
+    await communicator.disconnect()
 
 
 async def test_it_streams_the_chunks_of_the_non_streaming_call_for_each_query(tenant: Tenant) -> None:

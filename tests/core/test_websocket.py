@@ -1,4 +1,5 @@
-"""The status WebSocket: authenticated on connect and on every message, scoped to the key's workspace."""
+"""The status WebSocket: authenticated by the header or the first message (never the URL), on every
+message again, scoped to the key's workspace and its `read` scope."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from channels.db import database_sync_to_async as sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from apps.workspaces.services import api_key_revoke
+from apps.workspaces.services import api_key_create, api_key_revoke
 from contextarch.asgi import application
 from tests.conftest import make_tenant
 
@@ -18,11 +19,68 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_it_refuses_a_connection_without_a_valid_key() -> None:
-    for path in ("/ws/v1/status/", "/ws/v1/status/?api_key=ca_wrong"):
+async def closed_with(communicator: WebsocketCommunicator) -> tuple[str, int]:
+    """The error code sent before the close, and the close code."""
+    error = await communicator.receive_json_from(timeout=10)
+    closing = await communicator.receive_output(timeout=10)
+    assert closing["type"] == "websocket.close"
+    return error["error"]["code"], closing["code"]
+
+
+async def test_it_refuses_a_key_in_the_url_even_a_valid_one() -> None:
+    tenant = await sync_to_async(make_tenant)("ws")
+    for path in (f"/ws/v1/status/?api_key={tenant.secret}", "/ws/v1/status/?api_key=ca_wrong"):
         communicator = WebsocketCommunicator(application, path)
         connected, code = await communicator.connect()
         assert not connected and code == 4401
+
+
+async def test_it_refuses_a_bad_key_in_the_header() -> None:
+    communicator = WebsocketCommunicator(application, "/ws/v1/status/", headers=[(b"authorization", b"Bearer ca_x")])
+    connected, _ = await communicator.connect()
+    assert connected  # the header's key was bad: the first message must authenticate, and this one does not
+    await communicator.send_json_to({"type": "status"})
+    assert await closed_with(communicator) == ("not_authenticated", 4401)
+
+
+async def test_it_takes_the_key_from_the_first_message() -> None:
+    tenant = await sync_to_async(make_tenant)("ws")
+    communicator = WebsocketCommunicator(application, "/ws/v1/status/")
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.send_json_to({"type": "auth", "api_key": tenant.secret})
+    assert await communicator.receive_json_from(timeout=10) == {"type": "auth", "data": {"workspace": "ws"}}
+    await communicator.send_json_to({"type": "status"})
+    reply = await communicator.receive_json_from(timeout=10)
+    assert reply["type"] == "status" and reply["data"]["workspace"] == "ws"
+    await communicator.disconnect()
+
+
+async def test_it_closes_when_the_first_message_is_not_a_good_auth() -> None:
+    for first in ({"type": "status"}, {"type": "auth"}, {"type": "auth", "api_key": "ca_wrong"}, ["auth"]):
+        communicator = WebsocketCommunicator(application, "/ws/v1/status/")
+        connected, _ = await communicator.connect()
+        assert connected
+        await communicator.send_json_to(first)
+        code, close_code = await closed_with(communicator)
+        assert close_code == 4401 and code in {"not_authenticated", "invalid_api_key"}, first
+
+
+async def test_it_closes_a_connection_that_never_authenticates(settings: object) -> None:
+    settings.WEBSOCKET_AUTH_SECONDS = 0.2  # type: ignore[attr-defined]
+    communicator = WebsocketCommunicator(application, "/ws/v1/status/")
+    connected, _ = await communicator.connect()
+    assert connected
+    assert await closed_with(communicator) == ("not_authenticated", 4401)
+
+
+async def test_it_refuses_a_key_without_the_read_scope() -> None:
+    tenant = await sync_to_async(make_tenant)("ws")
+    created = await sync_to_async(api_key_create)(workspace=tenant.workspace, name="writer", scopes=["write"])
+    communicator = WebsocketCommunicator(application, "/ws/v1/status/")
+    await communicator.connect()
+    await communicator.send_json_to({"type": "auth", "api_key": created.secret})
+    assert await closed_with(communicator) == ("insufficient_scope", 4403)
 
 
 async def test_it_answers_status_for_the_keys_workspace_until_the_key_is_revoked() -> None:
