@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "apps.conversations",
     "apps.mcp_server",
     "apps.console",
+    "apps.web",
 ]
 
 MIDDLEWARE = [
@@ -79,6 +80,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "apps.core.htmx.HtmxLoginRedirectMiddleware",
 ]
 
 ROOT_URLCONF = "contextarch.urls"
@@ -95,6 +97,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.web.access.layout_context",
             ],
         },
     }
@@ -174,7 +177,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "web:dashboard"
 LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -22,7 +22,9 @@ urlpatterns = [
     path("console/", include("apps.console.urls")),
     path("admin/", admin.site.urls),
     path("", include("apps.core.urls")),
+    path("", include("apps.web.urls")),
 ]
 
+handler403 = "apps.core.errorpages.permission_denied"
 handler404 = "apps.core.errorpages.not_found"
 handler500 = "apps.core.errorpages.server_error"

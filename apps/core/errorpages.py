@@ -1,4 +1,4 @@
-"""Error pages: JSON in the API's error shape under /api/, Django's defaults elsewhere."""
+"""Error pages: JSON in the API's error shape under /api/, the styled 403/404/500 templates elsewhere."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ from apps.core.exceptions import error_body
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("permission_denied", "Permission denied."), status=403)
+    return defaults.permission_denied(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -6,11 +6,14 @@ template (django-template-partials: "page.html#partial"), so the page and the fr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
+from django.conf import settings
+from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 
 
 def is_htmx(request: HttpRequest) -> bool:
@@ -46,3 +49,30 @@ def _vary_with_hx_request(vary: str | None) -> str:
     if "hx-request" in vary.lower():
         return vary
     return f"{vary}, HX-Request"
+
+
+class HtmxLoginRedirectMiddleware:
+    """An HTMX request whose session has expired gets `HX-Redirect` to the login page.
+
+    Without it the browser's XHR follows the 302 and htmx swaps a whole login page into the
+    fragment's place (a second top bar inside the preview). `next` is the page the person is on
+    (`HX-Current-URL`), not the fragment URL, so signing in brings them back to the page.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 302 or not is_htmx(request):
+            return response
+        login = resolve_url(settings.LOGIN_URL)
+        location = response.headers.get("Location", "")
+        if urlsplit(location).path != login:
+            return response
+        current = urlsplit(request.headers.get("HX-Current-URL", ""))
+        page = current.path + (f"?{current.query}" if current.query else "") if current.path else request.path
+        redirect = HttpResponse(status=200)
+        query = urlencode({REDIRECT_FIELD_NAME: page}, safe="/")  # as Django's redirect_to_login writes it
+        redirect.headers["HX-Redirect"] = f"{login}?{query}"
+        return redirect

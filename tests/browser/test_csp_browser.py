@@ -73,6 +73,10 @@ def test_it_serves_every_page_under_the_csp_without_a_violation(
     page.fill("input[name=username]", "ada")
     page.fill("input[name=password]", PASSWORD)
     page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("h1")).to_contain_text("Dashboard")
+    assert violations(page, console) == []
+
+    page.goto(f"{base}/layers/")
     expect(page.locator("#layer-" + str(project.pk))).to_be_visible()
     assert violations(page, console) == []
 

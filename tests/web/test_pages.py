@@ -1,4 +1,4 @@
-"""The pages: login, the layers home page and the HTMX context preview, in both modes."""
+"""The pages: login, the layers tree and the HTMX context preview, in both modes."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def member(tenant: Tenant, django_user_model: type[AbstractUser]) -> AbstractUse
 
 
 @pytest.fixture
-def browser(client: Client, member: AbstractUser) -> Client:
+def signed_in(client: Client, member: AbstractUser) -> Client:
     client.force_login(member)
     return client
 
@@ -55,7 +55,7 @@ def preview_form(layer: Layer, **overrides: str) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("url", ["/", "/preview/"])
+@pytest.mark.parametrize("url", ["/", "/layers/", "/preview/"])
 def test_it_sends_anonymous_visitors_to_the_login_page(client: Client, db: None, url: str) -> None:
     response = client.get(url)
     assert response.status_code == 302
@@ -84,8 +84,8 @@ def test_it_refuses_a_wrong_password(client: Client, member: AbstractUser) -> No
     assert b'role="alert"' in response.content
 
 
-def test_it_lists_the_workspace_layers_as_a_tree_with_item_counts(browser: Client, project: Layer) -> None:
-    response = browser.get("/")
+def test_it_lists_the_workspace_layers_as_a_tree_with_item_counts(signed_in: Client, project: Layer) -> None:
+    response = signed_in.get("/layers/")
     assert response.status_code == 200
     rows = response.context["rows"]
     assert [(row.kind, row.name, row.depth) for row in rows] == [
@@ -99,36 +99,50 @@ def test_it_lists_the_workspace_layers_as_a_tree_with_item_counts(browser: Clien
     assert f'href="/preview/?layer={project.pk}"' in html
 
 
-def test_it_lists_layers_in_the_same_number_of_queries_however_many_there_are(browser: Client, tenant: Tenant) -> None:
+def test_it_lists_layers_in_the_same_number_of_queries_however_many_there_are(
+    signed_in: Client, tenant: Tenant
+) -> None:
     def count_queries() -> int:
         with CaptureQueriesContext(connection) as queries:
-            assert browser.get("/").status_code == 200
+            assert signed_in.get("/layers/").status_code == 200
         return len(queries)
 
-    browser.get("/")  # the first visit stores the chosen workspace in the session
+    signed_in.get("/layers/")  # the first visit stores the chosen workspace in the session
     few = count_queries()
     for index in range(12):
         team = layer_create(workspace=tenant.workspace, kind="team", name=f"Team {index}", parent=tenant.root)
         items_create(layer=team, items=[ItemInput(kind="document", content=f"Team {index} charter.")])
     assert count_queries() == few
-    assert few <= 4  # session, user, workspaces, layers with their counts
+    assert few <= 4  # session, user, workspaces with the user's roles, layers with their counts
 
 
-def test_it_switches_workspace_with_a_query_parameter_and_remembers_it(
-    browser: Client, member: AbstractUser, other_tenant: Tenant
+def test_it_switches_workspace_with_a_post_and_remembers_it(
+    signed_in: Client, member: AbstractUser, other_tenant: Tenant
 ) -> None:
+    assert signed_in.get("/layers/").context["workspace"].slug == "acme"
     Membership.objects.create(workspace=other_tenant.workspace, user=member, role=Role.OPERATOR)
-    assert browser.get("/").context["workspace"].slug == "acme"
 
-    switched = browser.get("/?workspace=globex")
-    assert switched.context["workspace"].slug == "globex"
-    assert [row.name for row in switched.context["rows"]] == ["globex"]
-    assert b'name="workspace"' in switched.content  # the switcher shows for members of several
-    assert browser.get("/preview/").context["workspace"].slug == "globex"
+    switched = signed_in.post("/workspace/", {"workspace": "globex", "next": "/layers/"})
+    assert switched.status_code == 302
+    assert switched["Location"] == "/layers/"
+    page = signed_in.get("/layers/")
+    assert page.context["workspace"].slug == "globex"
+    assert [row.name for row in page.context["rows"]] == ["globex"]
+    assert b'name="workspace"' in page.content  # the switcher shows for members of several
+    assert signed_in.get("/preview/").context["workspace"].slug == "globex"
 
 
-def test_it_never_switches_to_a_workspace_the_user_is_not_a_member_of(browser: Client, other_tenant: Tenant) -> None:
-    response = browser.get("/?workspace=globex")
+def test_it_never_switches_workspace_on_a_get(signed_in: Client, member: AbstractUser, other_tenant: Tenant) -> None:
+    assert signed_in.get("/layers/").context["workspace"].slug == "acme"
+    Membership.objects.create(workspace=other_tenant.workspace, user=member, role=Role.OPERATOR)
+    assert signed_in.get("/layers/?workspace=globex").context["workspace"].slug == "acme"
+    assert signed_in.get("/workspace/?workspace=globex").status_code == 405
+    assert signed_in.get("/layers/").context["workspace"].slug == "acme"
+
+
+def test_it_never_switches_to_a_workspace_the_user_is_not_a_member_of(signed_in: Client, other_tenant: Tenant) -> None:
+    assert signed_in.post("/workspace/", {"workspace": "globex"}).status_code == 404
+    response = signed_in.get("/layers/")
     assert response.context["workspace"].slug == "acme"
     assert b"globex" not in response.content
 
@@ -143,8 +157,8 @@ def test_it_tells_a_user_without_a_workspace_how_to_get_one(
         assert b"No workspace yet" in response.content
 
 
-def test_it_shows_the_preview_form_with_the_layer_from_the_link_selected(browser: Client, project: Layer) -> None:
-    response = browser.get(f"/preview/?layer={project.pk}")
+def test_it_shows_the_preview_form_with_the_layer_from_the_link_selected(signed_in: Client, project: Layer) -> None:
+    response = signed_in.get(f"/preview/?layer={project.pk}")
     assert response.status_code == 200
     html = response.content.decode()
     assert 'hx-post="/preview/"' in html
@@ -153,8 +167,8 @@ def test_it_shows_the_preview_form_with_the_layer_from_the_link_selected(browser
     assert 'id="preview-result"' in html
 
 
-def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(browser: Client, project: Layer) -> None:
-    response = browser.post("/preview/", preview_form(project))
+def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(signed_in: Client, project: Layer) -> None:
+    response = signed_in.post("/preview/", preview_form(project))
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" in html
@@ -166,8 +180,8 @@ def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(browser: Client
     assert "Project: Billing" in html  # the chunk's layer, by name
 
 
-def test_it_returns_only_the_result_fragment_to_htmx(browser: Client, project: Layer) -> None:
-    response = browser.post("/preview/", preview_form(project), HTTP_HX_REQUEST="true")
+def test_it_returns_only_the_result_fragment_to_htmx(signed_in: Client, project: Layer) -> None:
+    response = signed_in.post("/preview/", preview_form(project), HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     html = response.content.decode().strip()
     assert html.startswith('<section id="preview-result"')
@@ -182,10 +196,10 @@ def test_it_returns_only_the_result_fragment_to_htmx(browser: Client, project: L
 @pytest.mark.parametrize("budget", ["0", "-5", "abc", "", "99999999999"])
 @pytest.mark.parametrize("htmx", [False, True])
 def test_it_shows_a_bad_budget_as_a_form_error_not_a_500(
-    browser: Client, project: Layer, budget: str, htmx: bool
+    signed_in: Client, project: Layer, budget: str, htmx: bool
 ) -> None:
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    response = browser.post("/preview/", preview_form(project, token_budget=budget), **headers)
+    response = signed_in.post("/preview/", preview_form(project, token_budget=budget), **headers)
     assert response.status_code == 200
     html = response.content.decode()
     assert "The context could not be assembled" in html
@@ -193,13 +207,13 @@ def test_it_shows_a_bad_budget_as_a_form_error_not_a_500(
     assert 'id="chunk-table"' not in html
 
 
-def test_it_shows_a_service_refusal_as_a_form_error(browser: Client, project: Layer) -> None:
-    response = browser.post("/preview/", preview_form(project, query="  "), HTTP_HX_REQUEST="true")
+def test_it_shows_a_service_refusal_as_a_form_error(signed_in: Client, project: Layer) -> None:
+    response = signed_in.post("/preview/", preview_form(project, query="  "), HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert b"(missing_query)" in response.content
 
 
-def test_it_refuses_a_layer_of_another_workspace(browser: Client, project: Layer, other_tenant: Tenant) -> None:
-    response = browser.post("/preview/", preview_form(other_tenant.root), HTTP_HX_REQUEST="true")
+def test_it_refuses_a_layer_of_another_workspace(signed_in: Client, project: Layer, other_tenant: Tenant) -> None:
+    response = signed_in.post("/preview/", preview_form(other_tenant.root), HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert b"Select a valid choice" in response.content

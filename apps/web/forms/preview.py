@@ -9,9 +9,9 @@ from django import forms
 from django.conf import settings
 
 from apps.assembly.params import ContextParams
-from apps.core.layer_tree import LayerRow
 from apps.layers.models import ItemKind
 from apps.profiles.models import OutputFormat
+from apps.web.layer_tree import LayerRow
 
 
 def _default_budget() -> int:

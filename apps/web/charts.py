@@ -1,0 +1,53 @@
+"""Charts for the pages: the data of one chart, drawn by static/web/charts.js with the vendored uPlot.
+
+A view builds a `Chart`; the template includes `web/partials/chart.html` with `chart=...`, which
+writes a <figure> with a caption, the data as `json_script` (no inline code: the CSP forbids it)
+and the same figures as a table in a <details> (readable without JavaScript and by screen readers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line (or one band of a stack): a label and a value per x (None: no data there)."""
+
+    label: str
+    values: list[float | None]
+    stacked: bool = False
+
+
+@dataclass(frozen=True)
+class Chart:
+    """`x` is unix seconds (time charts) or 0..n-1 with `categories` (bar charts by category)."""
+
+    id: str
+    title: str
+    x: list[int]
+    series: list[Series]
+    kind: str = "line"  # "line" or "bars"
+    unit: str = ""
+    categories: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.x or all(value in (None, 0) for series in self.series for value in series.values)
+
+    def payload(self) -> dict[str, Any]:
+        """What charts.js reads."""
+        return {
+            "kind": self.kind,
+            "unit": self.unit,
+            "x": self.x,
+            "categories": self.categories,
+            "series": [{"label": s.label, "values": s.values, "stacked": s.stacked} for s in self.series],
+        }
+
+    def rows(self) -> list[tuple[str, list[float | None]]]:
+        """The table behind the chart: one row per x, labelled by its time or category."""
+        labels = self.categories or [datetime.fromtimestamp(x, tz=UTC).strftime("%Y-%m-%d %H:%M") for x in self.x]
+        return [(label, [series.values[i] for series in self.series]) for i, label in enumerate(labels)]

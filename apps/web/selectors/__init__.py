@@ -1,0 +1,1 @@
+"""Reads for the pages, as frozen dataclasses (one module per area)."""

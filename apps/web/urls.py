@@ -1,0 +1,15 @@
+"""The pages. One line per page; each area's views live in apps/web/views/<area>.py."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from apps.web.views import dashboard, layers, preview, workspace
+
+app_name = "web"
+urlpatterns = [
+    path("", dashboard.dashboard, name="dashboard"),
+    path("workspace/", workspace.switch, name="workspace-switch"),
+    path("layers/", layers.tree, name="layers"),
+    path("preview/", preview.preview, name="preview"),
+]

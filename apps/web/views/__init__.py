@@ -1,0 +1,1 @@
+"""The pages, one module per area (dashboard, layers, profiles, preview, patterns, ...)."""
