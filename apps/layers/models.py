@@ -182,6 +182,16 @@ class Item(models.Model):
             models.UniqueConstraint(
                 fields=["layer", "external_id"], condition=Q(external_id__isnull=False), name="uniq_item_external_id"
             ),
+            # Scores live in 0..1. In PostgreSQL NaN sorts above every number, so these also refuse NaN:
+            # a NaN helpfulness once committed made every later strategies list and context request fail.
+            models.CheckConstraint(
+                condition=Q(helpfulness__gte=0.0, helpfulness__lte=1.0), name="item_helpfulness_0_1"
+            ),
+            models.CheckConstraint(condition=Q(importance__gte=0.0, importance__lte=1.0), name="item_importance_0_1"),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True) | Q(confidence__gte=0.0, confidence__lte=1.0),
+                name="item_confidence_0_1",
+            ),
         ]
         indexes = [
             models.Index(fields=["workspace", "layer", "kind"]),
