@@ -15,6 +15,7 @@ from csp.constants import NONCE, NONE, SELF
 
 from contextarch.embedded_db import database_from_url, embedded_database
 from contextarch.env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
+from contextarch.secret_file import secret_file_value
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("CONTEXTARCH_VAR_DIR", str(BASE_DIR / "var")))
@@ -22,14 +23,10 @@ VAR_DIR = Path(env_str("CONTEXTARCH_VAR_DIR", str(BASE_DIR / "var")))
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
-    # Embedded mode: a per-installation key kept under var/, so sessions survive restarts.
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    _key_file = VAR_DIR / "secret_key"
-    if not _key_file.exists():
-        import secrets
+    # Embedded mode: a per-installation key kept under var/ (mode 0600), so sessions survive restarts.
+    import secrets
 
-        _key_file.write_text(secrets.token_urlsafe(50))
-    SECRET_KEY = _key_file.read_text().strip()
+    SECRET_KEY = secret_file_value(VAR_DIR / "secret_key", generate=lambda: secrets.token_urlsafe(50))
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -102,6 +99,22 @@ TEMPLATES = [
         },
     }
 ]
+
+# --- Behind TLS (all off by default: `make run` serves plain HTTP on 127.0.0.1) ------------------
+# A deployment behind HTTPS sets these (README "Deploying behind TLS"); `manage.py check --deploy`
+# is clean with them.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]  # probes and scrapers may speak plain HTTP
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# The header a TLS-terminating proxy sets, e.g. X-Forwarded-Proto: requests carrying it with "https" count as secure.
+_proxy_ssl_header = env_str("SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https") if _proxy_ssl_header else None
+)
 
 # --- Content-Security-Policy (django-csp) --------------------------------------------------------
 # Same origin only, no inline code: pages load scripts and styles from static/; an inline <script> or

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from apps.layers.models import Item, Layer
 from apps.workspaces.models import Membership, Workspace
+from apps.workspaces.selectors import api_key_get_active
 
 pytestmark = pytest.mark.django_db
 
@@ -61,6 +62,10 @@ def test_seed_demo_creates_the_demo_once_and_prints_the_same_credentials(tmp_pat
     assert [line for line in first if "API key" in line] == [line for line in second if "API key" in line]
     assert any("http://127.0.0.1:9999/" in line for line in first)
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    stored = json.loads(credentials.read_text())
+    printed = "\n".join(first + second)
+    assert stored["password"] not in printed and stored["api_key"] not in printed  # secrets stay in the file
+    assert str(credentials) in printed and stored["api_key"][:10] in printed
 
 
 def test_seed_demo_builds_every_layer_kind_and_item_kind_with_an_admin_member(tmp_path: Path) -> None:
@@ -79,13 +84,18 @@ def test_seed_demo_builds_every_layer_kind_and_item_kind_with_an_admin_member(tm
     assert Membership.objects.get(workspace=workspace, user__username=stored["username"]).role == "admin"
     client = APIClient()
     assert client.login(username=stored["username"], password=stored["password"])
+    demo_key = api_key_get_active(secret=stored["api_key"])
+    assert demo_key is not None and demo_key.scopes == ["read", "write"]  # no key management
 
 
 def test_seed_demo_issues_new_credentials_when_the_file_is_lost(tmp_path: Path) -> None:
     credentials = tmp_path / "demo_credentials.json"
     run("seed_demo", credentials=credentials)
+    old_key = json.loads(credentials.read_text())["api_key"]
     credentials.unlink()
-    key = next(line for line in run("seed_demo", credentials=credentials) if "API key" in line).split()[-1]
+    run("seed_demo", credentials=credentials)
+    key = json.loads(credentials.read_text())["api_key"]
+    assert key != old_key and stat.S_IMODE(credentials.stat().st_mode) == 0o600
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert client.get("/api/v1/status/").status_code == 200

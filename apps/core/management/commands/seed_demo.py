@@ -1,4 +1,5 @@
-"""`manage.py seed_demo`: the demo workspace and admin login (created once), printed every time."""
+"""`manage.py seed_demo`: the demo workspace and admin login (created once); prints where the
+credentials are kept (var/demo_credentials.json, mode 0600), never the password or the key."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did 
 
 
 class Command(BaseCommand):
-    help = "Create the demo workspace, its items and an admin login once; print the URL, API key and login."
+    help = "Create the demo workspace, its items and an admin login once; print the URL and where the credentials are."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the service will answer.")
@@ -36,10 +37,12 @@ class Command(BaseCommand):
             f"Demo workspace {creds.workspace!r} {state}: {result.layers} layers, {result.items} items "
             f"({result.embedded} embedded now). Credentials kept in {path}."
         )
+        # The password and the key stay in the 0600 file: printed, they would land in terminal logs.
         self.stdout.write(f"  URL:      {url}/")
-        self.stdout.write(f"  Login:    {url}/login/ as {creds.username} / {creds.password}")
-        self.stdout.write(f"  API key:  {creds.api_key}")
+        self.stdout.write(f'  Login:    {url}/login/ as {creds.username} (password: "password" in {path})')
+        self.stdout.write(f'  API key:  {creds.api_key[:10]}… ("api_key" in {path}; read+write)')
         self.stdout.write(
-            f"  Try:      curl -s {url}/api/v1/context/ -H 'Authorization: Bearer {creds.api_key}' "
+            f'  Try:      KEY=$(python3 -c \'import json; print(json.load(open("{path}"))["api_key"])\'); '
+            f'curl -s {url}/api/v1/context/ -H "Authorization: Bearer $KEY" '
             f"-H 'Content-Type: application/json' -d '{EXAMPLE_REQUEST}'"
         )
