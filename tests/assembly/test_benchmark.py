@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import re
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -17,26 +19,35 @@ from apps.workspaces.models import Workspace
 pytestmark = pytest.mark.server
 
 LINE = re.compile(
-    r"^(?P<path>in-process x1|http x2) +(?P<mode>vector|hybrid|text) +p50= *[\d.]+ms +p95= *[\d.]+ms +p99= *[\d.]+ms +"
-    r"throughput= *[\d.]+ req/s +errors=(?P<errors>\d+)/(?P<requests>\d+) +partial=\d+ +cached=(?P<cached>\d+) +"
-    r"mean_tokens=(?P<tokens>\d+)$"
+    r"^(?P<path>in-process|http) +(?P<mode>vector|hybrid|text) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +(?P<cpu>[\d.]+|-) +"
+    r"(?P<errors>\d+)/(?P<requests>\d+) +\d+ +(?P<cached>\d+) +(?P<tokens>\d+)$"
 )
 
 
-def test_it_times_every_mode_in_process_and_over_http_without_an_error(transactional_db: None) -> None:
+def test_it_times_every_mode_in_process_and_over_http_without_an_error(transactional_db: None, tmp_path: Path) -> None:
     out = io.StringIO()
-    call_command("bench_assembly", items=300, queries=10, concurrency=2, server=True, stdout=out)
+    figures = tmp_path / "bench.json"
+    call_command("bench_assembly", items=300, queries=10, concurrency=2, server=True, json=str(figures), stdout=out)
     lines = out.getvalue().splitlines()
 
     rows = [m for m in map(LINE.match, lines) if m]
-    assert {(m["path"], m["mode"]) for m in rows} == {
-        (path, mode) for path in ("in-process x1", "http x2") for mode in ("vector", "hybrid", "text")
+    table = rows[len(rows) // 2 :]  # progress lines first, then the same rows as one table
+    assert {(m["path"], m["mode"]) for m in table} == {
+        (path, mode) for path in ("in-process", "http") for mode in ("vector", "hybrid", "text")
     }, lines
     assert all(
-        m["errors"] == "0" and m["requests"] == "10" and m["cached"] == "0" and int(m["tokens"]) > 0 for m in rows
+        m["errors"] == "0" and m["requests"] == "10" and m["cached"] == "0" and int(m["tokens"]) > 0 for m in table
     ), lines
-    assert any("vector p95" in line and ("met" in line or "MISSED" in line) for line in lines), lines
+    assert all(float(m["cpu"]) > 0 for m in table), lines  # server processes + PostgreSQL, from /proc
+    assert any("http vector p95" in line and ("met" in line or "MISSED" in line) for line in lines), lines
+    assert any(line.startswith("floor: p50") for line in lines), lines
     assert not Workspace.objects.filter(slug__startswith="bench-").exists()
+
+    data = json.loads(figures.read_text())
+    assert (data["items"], data["concurrency"]) == (300, 2)
+    assert {(r["mode"], r["path"]) for r in data["rows"]} == {(m["mode"], m["path"]) for m in table}
+    assert all(set(r) == {"mode", "path", "p50_ms", "p95_ms", "rps", "server_cpu_ms"} for r in data["rows"])
+    assert data["floor_ms"] > 0 and data["floor_ratio"] > 0 and data["embedding_items_per_s"] > 0
 
 
 def test_it_seeds_a_project_of_sessions_and_rebuilds_the_vector_index(transactional_db: None) -> None:

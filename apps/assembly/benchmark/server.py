@@ -47,9 +47,9 @@ def _wait_until_serving(process: subprocess.Popen[bytes], port: int, log: Path, 
 
 
 @contextmanager
-def http_server(*, workers: int, timeout: float = 90) -> Iterator[str]:
+def http_server(*, workers: int, timeout: float = 90) -> Iterator[tuple[str, int]]:
     """`scripts/serve` with `workers` processes on a free port of 127.0.0.1, using this process's
-    database; yields its base URL."""
+    database; yields its base URL and its process id (the workers are its descendants)."""
     port = _free_port()
     env = {
         **os.environ,
@@ -72,7 +72,7 @@ def http_server(*, workers: int, timeout: float = 90) -> Iterator[str]:
             )
         try:
             _wait_until_serving(process, port, log, timeout)
-            yield f"http://127.0.0.1:{port}"
+            yield f"http://127.0.0.1:{port}", process.pid
         finally:
             process.terminate()
             try:

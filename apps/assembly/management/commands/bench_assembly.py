@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -28,6 +30,10 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=4, help="server processes with --server")
         parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
+        parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+        parser.add_argument(
+            "--embedding-batch", type=int, default=64, help="batch size of the embedding-rate measurement; 0 skips it"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1 or options["workers"] < 1:
@@ -40,10 +46,15 @@ class Command(BaseCommand):
             url=options["url"],
             server=options["server"],
             workers=options["workers"],
+            embedding_batch=options["embedding_batch"],
         )
         seeded = bench_seed(items=options["items"])
         try:
-            bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
+            result = bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
+            if options["json"]:
+                figures = result.json(items=seeded.items, concurrency=options_.concurrency)
+                Path(options["json"]).write_text(json.dumps(figures, indent=2) + "\n")
+                self.stdout.write(f"wrote {options['json']}")
         finally:
             if options["keep"]:
                 self.stdout.write(f"kept workspace {seeded.workspace.slug}")
