@@ -11,7 +11,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.layers.models import Item, Layer, LayerConfig
 from apps.layers.services import ItemInput, items_create, layer_create
-from apps.workspaces.models import ApiKey
+from apps.workspaces.models import ApiKey, Membership, Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from tests.conftest import Tenant
 
@@ -148,3 +148,78 @@ def test_it_refuses_a_layer_under_a_lower_kind_and_a_second_company(superuser_cl
         assert response.status_code == 200
         assert response.context["adminform"].form.errors
     assert superuser_client.get(f"/admin/layers/layer/{tenant.root.pk}/delete/").status_code == 403
+
+
+def test_it_keeps_staff_who_are_not_superusers_out_of_the_admin(
+    client: Client, django_user_model: type[AbstractUser], tenant: Tenant, other_tenant: Tenant
+) -> None:
+    staff = django_user_model.objects.create_user(username="otto", password="x" * 12, is_staff=True)
+    Membership.objects.create(workspace=tenant.workspace, user=staff, role=Role.ADMIN)
+    client.force_login(staff)
+    for url in (
+        "/admin/",
+        "/admin/profiles/agentprofile/",
+        f"/admin/layers/layerconfig/{other_tenant.root.config.pk}/change/",
+        f"/admin/workspaces/workspace/{other_tenant.workspace.pk}/change/",
+    ):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), url
+    posted = client.post(
+        f"/admin/layers/layerconfig/{other_tenant.root.config.pk}/change/", {"update_interval_seconds": 60}
+    )
+    assert posted.status_code == 302 and posted["Location"].startswith("/admin/login/")
+    other_tenant.root.config.refresh_from_db()
+    assert other_tenant.root.config.update_interval_seconds != 60
+
+
+def test_it_refuses_in_the_admin_what_the_api_refuses_for_a_layer_config_all_errors_at_once(
+    superuser_client: Client, tenant: Tenant
+) -> None:
+    config = tenant.root.config
+    data = {
+        "update_interval_seconds": "5",
+        "update_on_changes": "0",
+        "personalization": "highly_personalized",
+        "skip_if_unchanged": "on",
+    }
+    response = superuser_client.post(f"/admin/layers/layerconfig/{config.pk}/change/", data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert set(errors) == {"update_interval_seconds", "update_on_changes", "personalization"}
+    assert "organisation-wide" in errors["personalization"][0]
+    api = tenant.client.put(
+        f"/api/v1/layers/{tenant.root.pk}/config/", {"personalization": "highly_personalized"}, format="json"
+    )
+    assert api.status_code == 400 and api.json()["error"]["code"] == "invalid_personalization"
+    config.refresh_from_db()
+    assert config.personalization == "generic"
+
+
+def test_it_saves_a_valid_layer_config_from_the_admin(superuser_client: Client, tenant: Tenant) -> None:
+    config = tenant.root.config
+    data = {"update_interval_seconds": "120", "update_on_changes": "4", "personalization": "generic"}
+    response = superuser_client.post(f"/admin/layers/layerconfig/{config.pk}/change/", data)
+    assert response.status_code == 302
+    config.refresh_from_db()
+    assert (config.update_interval_seconds, config.update_on_changes, config.skip_if_unchanged) == (120, 4, False)
+
+
+def test_it_creates_a_workspace_with_its_company_layer_from_the_admin(superuser_client: Client) -> None:
+    response = superuser_client.post(
+        "/admin/workspaces/workspace/add/",
+        {"slug": "initech", "name": "Initech", **EMPTY_MEMBERSHIPS},
+        follow=True,
+    )
+    assert response.status_code == 200
+    workspace = Workspace.objects.get(slug="initech")
+    assert Layer.objects.filter(workspace=workspace, kind="company", parent=None).count() == 1
+    assert ApiKey.objects.filter(workspace=workspace).count() == 1
+    assert any("shown once" in str(message) for message in response.context["messages"])
+
+
+EMPTY_MEMBERSHIPS = {
+    "memberships-TOTAL_FORMS": "0",
+    "memberships-INITIAL_FORMS": "0",
+    "memberships-MIN_NUM_FORMS": "0",
+    "memberships-MAX_NUM_FORMS": "1000",
+}

@@ -1,7 +1,8 @@
 """Admin for layers, their configurations, items and relationships.
 
 Edits of layers and items go through the layer services, so kind rules, token counts, content
-hashes and re-embedding stay right. Embeddings and search vectors are never shown in a form.
+hashes and re-embedding stay right. A layer's summary configuration is edited in the summaries
+admin (LayerConfig), through the same validator as the API. Embeddings and search vectors are never shown in a form.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from django.contrib import admin
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
-from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, ItemAccess, Layer, LayerConfig, LayerKind, Relationship
+from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, ItemAccess, Layer, LayerKind, Relationship
 from apps.layers.services import (
     ITEM_EDITABLE_FIELDS,
     item_delete,
@@ -22,12 +23,6 @@ from apps.layers.services import (
     layer_delete,
     layer_update,
 )
-
-
-class LayerConfigInline(admin.StackedInline):
-    model = LayerConfig
-    can_delete = False
-    readonly_fields = ["changes_since_summary", "last_summarized_at"]
 
 
 class LayerAdminForm(forms.ModelForm):
@@ -70,7 +65,6 @@ class LayerAdmin(admin.ModelAdmin):
     search_fields = ["name", "external_id"]
     raw_id_fields = ["parent"]
     list_select_related = ["workspace", "parent"]
-    inlines = [LayerConfigInline]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Layer | None = None) -> list[str]:
         return ["workspace", "kind", "created_at", "updated_at"] if obj else []
@@ -92,14 +86,6 @@ class LayerAdmin(admin.ModelAdmin):
         obj.pk, obj.created_at, obj.updated_at = created.pk, created.created_at, created.updated_at
         obj._state.adding = False
 
-    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
-        # layer_create already made the config with the kind's defaults; a new layer keeps them.
-        if change:
-            super().save_formset(request, form, formset, change)
-
-    def get_inlines(self, request: HttpRequest, obj: Layer | None) -> list[type[admin.options.InlineModelAdmin]]:
-        return [LayerConfigInline] if obj else []
-
     def has_delete_permission(self, request: HttpRequest, obj: Layer | None = None) -> bool:
         if obj is not None and obj.kind == LayerKind.COMPANY:
             return False  # the workspace's root goes only with the workspace
@@ -110,26 +96,6 @@ class LayerAdmin(admin.ModelAdmin):
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Layer]) -> None:
         queryset.exclude(kind=LayerKind.COMPANY).delete()
-
-
-@admin.register(LayerConfig)
-class LayerConfigAdmin(admin.ModelAdmin):
-    list_display = [
-        "layer",
-        "update_interval_seconds",
-        "update_on_changes",
-        "personalization",
-        "skip_if_unchanged",
-        "changes_since_summary",
-        "last_summarized_at",
-    ]
-    list_filter = ["personalization", "skip_if_unchanged", "layer__kind"]
-    search_fields = ["layer__name"]
-    list_select_related = ["layer"]
-    readonly_fields = ["layer", "changes_since_summary", "last_summarized_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # every layer gets its config when it is created
 
 
 class ItemAdminForm(forms.ModelForm):

@@ -11,6 +11,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 
 from apps.core.errors import InvalidInput
 from apps.profiles.models import AgentProfile
@@ -45,5 +46,8 @@ class AgentProfileAdmin(admin.ModelAdmin):
     list_display = ["name", "workspace", "agent_type", "model", "token_budget", "preferred_format", "updated_at"]
     list_filter = ["preferred_format", "workspace"]
     search_fields = ["name", "agent_type", "model"]
-    readonly_fields = ["created_at", "updated_at"]
     list_select_related = ["workspace"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: AgentProfile | None = None) -> list[str]:
+        # A profile stays in its workspace (requests there name it); a copy is a new profile.
+        return ["workspace", "created_at", "updated_at"] if obj else ["created_at", "updated_at"]

@@ -1,10 +1,60 @@
-"""Admin for layer summaries."""
+"""Admin for layer summaries and layer summary configurations.
+
+A configuration is checked by `config_errors` and saved by `config_update`, the API's own
+validator and service: a company layer cannot be made personalized here either.
+"""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+
+from apps.layers.models import LayerConfig
+from apps.summaries.config import EDITABLE, config_errors, config_update
 from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
+
+
+class LayerConfigAdminForm(forms.ModelForm):
+    class Meta:
+        model = LayerConfig
+        fields = list(EDITABLE)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        changes = {name: data[name] for name in EDITABLE if name in data}
+        for name, message in config_errors(layer=self.instance.layer, changes=changes).items():
+            self.add_error(None if name == "__all__" else name, message)
+        return data
+
+    def _post_clean(self) -> None:
+        """The model's own clean() would repeat the errors above; config_errors already ran it."""
+
+
+@admin.register(LayerConfig)
+class LayerConfigAdmin(admin.ModelAdmin):
+    form = LayerConfigAdminForm
+    list_display = [
+        "layer",
+        "update_interval_seconds",
+        "update_on_changes",
+        "personalization",
+        "skip_if_unchanged",
+        "changes_since_summary",
+        "last_summarized_at",
+    ]
+    list_filter = ["personalization", "skip_if_unchanged", "layer__kind"]
+    search_fields = ["layer__name"]
+    list_select_related = ["layer"]
+    readonly_fields = ["layer", "changes_since_summary", "last_summarized_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # every layer gets its config when it is created
+
+    def save_model(self, request: HttpRequest, obj: LayerConfig, form: forms.ModelForm, change: bool) -> None:
+        config_update(layer=obj.layer, changes={name: form.cleaned_data[name] for name in form.changed_data})
 
 
 @admin.register(Summary)

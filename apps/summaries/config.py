@@ -70,23 +70,42 @@ def config_of(*, layer: Layer, stored: LayerConfig | None = None) -> SummaryConf
     )
 
 
-def config_update(*, layer: Layer, changes: dict[str, Any]) -> SummaryConfig:
-    """Apply validated changes to the layer's configuration (created from defaults if missing)."""
+def config_errors(*, layer: Layer, changes: dict[str, Any]) -> dict[str, str]:
+    """Every reason `changes` cannot be applied to `layer`'s configuration, by field ({} when fine).
+
+    The one validator: the API takes the first, the config page and the admin show them all at once.
+    """
     unknown = set(changes) - set(EDITABLE)
     if unknown:
-        raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")
+        return {"__all__": f"cannot change {', '.join(sorted(unknown))}"}
+    errors: dict[str, str] = {}
     if layer.kind in GENERIC_KINDS and changes.get("personalization", Personalization.GENERIC) != "generic":
-        raise InvalidInput(
-            f"{layer.kind} summaries are organisation-wide and stay generic", code="invalid_personalization"
-        )
+        errors["personalization"] = f"{layer.kind} summaries are organisation-wide and stay generic"
     row = LayerConfig.objects.filter(layer=layer).first() or _defaults(layer)
     for name, value in changes.items():
         setattr(row, name, value)
     try:
-        row.save()
+        row.clean()
     except ValidationError as exc:
-        name = next(iter(exc.message_dict))
+        for name, messages in exc.message_dict.items():
+            errors.setdefault(name, messages[0])
+    return errors
+
+
+def config_update(*, layer: Layer, changes: dict[str, Any]) -> SummaryConfig:
+    """Apply validated changes to the layer's configuration (created from defaults if missing)."""
+    errors = config_errors(layer=layer, changes=changes)
+    if "__all__" in errors:
+        raise InvalidInput(errors["__all__"], code="invalid_fields")
+    if "personalization" in errors and layer.kind in GENERIC_KINDS:
+        raise InvalidInput(errors["personalization"], code="invalid_personalization")
+    if errors:
+        name = next(iter(errors))
         raise InvalidInput(
-            f"{name} {exc.message_dict[name][0]}", code=f"invalid_{name}", details=exc.message_dict
-        ) from exc
+            f"{name} {errors[name]}", code=f"invalid_{name}", details={k: [v] for k, v in errors.items()}
+        )
+    row = LayerConfig.objects.filter(layer=layer).first() or _defaults(layer)
+    for name, value in changes.items():
+        setattr(row, name, value)
+    row.save()
     return config_of(layer=layer, stored=row)

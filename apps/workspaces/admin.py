@@ -8,7 +8,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 
 from apps.workspaces.models import ApiKey, Membership, Workspace
-from apps.workspaces.services import api_key_create, api_key_revoke
+from apps.workspaces.services import api_key_create, api_key_revoke, workspace_create
 
 
 class MembershipInline(admin.TabularInline):
@@ -21,10 +21,29 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
+    """A workspace made here is made by `workspace_create`: with its company layer and a first key."""
+
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
     readonly_fields = ["created_at"]
     inlines = [MembershipInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Workspace | None = None) -> list[str]:
+        return ["slug", "created_at"] if obj else ["created_at"]
+
+    def save_model(self, request: HttpRequest, obj: Workspace, form: ModelForm, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        # The form already checked the slug (a valid, unused slug field), as workspace_create does.
+        workspace, created = workspace_create(slug=obj.slug, name=obj.name)
+        obj.pk, obj.created_at = workspace.pk, workspace.created_at
+        obj._state.adding = False
+        messages.warning(
+            request,
+            f"Workspace {workspace.slug} created with its company layer. Its API key {created.api_key.name!r} "
+            f"is shown once: {created.secret}",
+        )
 
 
 @admin.register(Membership)
