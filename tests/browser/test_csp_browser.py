@@ -87,7 +87,9 @@ def test_it_serves_every_page_under_the_csp_without_a_violation(
     assert violations(page, console) == []
 
     page.goto(f"{base}/api/docs/")
-    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()  # the init script ran and read the schema
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible(
+        timeout=60_000
+    )  # the init script ran and read the schema
     expect(page.locator("body")).to_have_css("margin", "0px")  # the nonce'd inline style applied
     assert violations(page, console) == []
 
