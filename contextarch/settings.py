@@ -148,6 +148,15 @@ if env_bool("DB_POOL", True):
     DATABASES["default"]["OPTIONS"] = {
         "pool": {"min_size": 2, "max_size": env_int("DB_POOL_MAX", 16, minimum=1), "timeout": 10}
     }
+# Every statement is bounded (libpq `options`, so each pooled connection starts with them): a
+# request never waits on a lock longer than DB_LOCK_TIMEOUT_MS nor runs a statement longer than
+# DB_STATEMENT_TIMEOUT_MS; both answer 503 (apps/core/db_errors.py). 0 turns one off. manage.py
+# commands (migrate, seeding, benchmarks) lift the statement timeout: they are not on a request path.
+DB_STATEMENT_TIMEOUT_MS = env_int("DB_STATEMENT_TIMEOUT_MS", 20_000, minimum=0)
+DB_LOCK_TIMEOUT_MS = env_int("DB_LOCK_TIMEOUT_MS", 2_000, minimum=0)
+DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+    f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS} -c lock_timeout={DB_LOCK_TIMEOUT_MS}"
+)
 # Separate test databases let several test runs share one server (CI uses the default).
 DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", f"test_{DATABASES['default']['NAME']}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -250,6 +259,13 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "multilingual-e5-small" if EMBEDDIN
 EMBEDDING_BASE_URL = env_str("EMBEDDING_BASE_URL", "")
 EMBEDDING_API_KEY = env_str("EMBEDDING_API_KEY", "")
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+# One embedding batch also stops at this many characters (a 200,000-character item no longer
+# rides in a batch of 64), and each passage is cut to EMBEDDING_MAX_INPUT_CHARS before embedding
+# (e5 reads 512 tokens, OpenAI's models 8,191; keyword search still covers the whole content).
+EMBEDDING_BATCH_CHARS = env_int("EMBEDDING_BATCH_CHARS", 64_000, minimum=1)
+EMBEDDING_MAX_INPUT_CHARS = env_int("EMBEDDING_MAX_INPUT_CHARS", 8_000, minimum=100)
+# How long a worker's claim on a batch lasts; a worker that dies leaves its items to the next sweep after it.
+EMBEDDING_CLAIM_SECONDS = env_int("EMBEDDING_CLAIM_SECONDS", 300, minimum=10)
 QUERY_EMBEDDING_CACHE_SECONDS = env_int("QUERY_EMBEDDING_CACHE_SECONDS", 3600, minimum=0)
 DEFAULT_MODEL = env_str("DEFAULT_MODEL", "gpt-4o")
 DEFAULT_TOKEN_BUDGET = env_int("DEFAULT_TOKEN_BUDGET", 8000, minimum=1)
@@ -257,6 +273,14 @@ MAX_TOKEN_BUDGET = env_int("MAX_TOKEN_BUDGET", 2_000_000, minimum=1)
 RETRIEVAL_CANDIDATES = env_int("RETRIEVAL_CANDIDATES", 50, minimum=1)
 RECENCY_HALF_LIFE_DAYS = env_float("RECENCY_HALF_LIFE_DAYS", 30.0, minimum=0.01)
 BULK_MAX_ITEMS = env_int("BULK_MAX_ITEMS", 1000, minimum=1)
+# Limits at the edge, each a 413 with the error shape (README, "Limits"): the body is refused
+# before it is read (apps/core/body_limit.py); content limits are checked before any other work.
+# Long documents are the caller's to chunk into items: one item is embedded from its first
+# EMBEDDING_MAX_INPUT_CHARS characters, so a chunk is what retrieval by meaning can find.
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 10 * 1024 * 1024, minimum=1024)
+ITEM_MAX_CONTENT_CHARS = env_int("ITEM_MAX_CONTENT_CHARS", 100_000, minimum=1)
+REQUEST_MAX_CONTENT_CHARS = env_int("REQUEST_MAX_CONTENT_CHARS", 2_000_000, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 TRACE_SAMPLE_RATE = env_float("TRACE_SAMPLE_RATE", 1.0, minimum=0.0, maximum=1.0)
 TIKTOKEN_CACHE_DIR = Path(env_str("TIKTOKEN_CACHE_DIR", str(VAR_DIR / "tiktoken")))
 os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -14,7 +14,6 @@ from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers.models import Item, Priority
 from apps.layers.selectors import layer_get
-from apps.layers.services import MAX_CONTENT_CHARS
 from apps.workspaces.authentication import workspace_of
 
 MAX_USED = 1000
@@ -87,7 +86,7 @@ class StrategyListCreateApi(APIView):
     class Input(StrictSerializer):
         layer = serializers.IntegerField()
         title = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
-        content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
+        content = serializers.CharField(trim_whitespace=False)  # its limit is a 413 (items_create)
         external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         priority = serializers.ChoiceField(choices=Priority.choices, required=False, allow_blank=True, default="")
         group_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")

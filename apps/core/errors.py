@@ -54,6 +54,13 @@ class Conflict(DomainError):
     status = 409
 
 
+class TooLarge(DomainError):
+    """A request over one of the size limits (body, one item's content, a request's total content)."""
+
+    code = "content_too_large"
+    status = 413
+
+
 class ServiceUnavailable(DomainError):
     code = "service_unavailable"
     status = 503

@@ -113,7 +113,7 @@ class ItemFields(StrictSerializer):
     kind = serializers.ChoiceField(choices=ItemKind.choices)
     type = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
     title = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
-    content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False)
+    content = serializers.CharField(trim_whitespace=False)  # its limit is a 413 (items_create)
     external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
     created_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     role = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
@@ -243,7 +243,7 @@ class ItemDetailApi(APIView):
     @extend_schema_serializer(component_name="ItemUpdate")
     class Input(ItemFields):
         kind = None  # type: ignore[assignment]  # None removes the inherited field: the kind of an item never changes
-        content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=False, required=False)
+        content = serializers.CharField(trim_whitespace=False, required=False)
 
     @extend_schema(responses=ItemOutput)
     def get(self, request: Request, item_id: int) -> Response:

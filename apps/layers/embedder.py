@@ -1,8 +1,15 @@
-"""Background embedding of stored items, in batches.
+"""Background embedding of stored items, in bounded batches shared fairly between workspaces.
 
-Workers claim a batch with `FOR UPDATE SKIP LOCKED`, so several workers never embed the same
-rows; an item whose text changed while it was being embedded keeps its NULL embedding and is
-picked up by the next pass (the update is conditioned on the content hash).
+One batch is three short steps, and no transaction is open while the provider embeds:
+1. claim: pick candidates (the oldest waiting items of every workspace with work, round-robin,
+   within `EMBEDDING_BATCH_SIZE` items and `EMBEDDING_BATCH_CHARS` characters) and insert their
+   `EmbeddingClaim` leases in one short transaction, which commits;
+2. embed the claimed passages (each cut to `EMBEDDING_MAX_INPUT_CHARS`: models read only their
+   first few hundred tokens, and an endpoint refuses longer input);
+3. write each vector back only if the item's content hash is unchanged and drop the claims.
+So PATCH and DELETE of items never wait on the embedder, a 10 MB bulk in one workspace delays
+another workspace's new item by one batch at most, and several workers never embed one row twice.
+An item edited while it was being embedded keeps its NULL embedding and is taken by the next batch.
 
 A passage is embedded with the name of its layer in front ("contextual" embedding): a turn such
 as "He's down to 22.5 pounds." says little alone, and its session's name says whose weight it is.
@@ -13,13 +20,15 @@ layer does not re-embed its items.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 
 from apps.core import embeddings
 from apps.core.versions import content_changed
-from apps.layers.models import Item
+from apps.layers.models import EmbeddingClaim, Item
 from apps.metrics.registry import ITEMS_EMBEDDED
 
 log = logging.getLogger(__name__)
@@ -29,33 +38,158 @@ def passage_text(*, layer_name: str, title: str, content: str) -> str:
     return "\n".join(part for part in (layer_name, title, content) if part)
 
 
-def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
-    """Embed one batch of items still without an embedding; returns how many were embedded."""
+@dataclass(frozen=True)
+class Candidate:
+    """An item waiting for its embedding: its workspace and the characters it would send."""
+
+    id: int
+    workspace_id: int
+    chars: int
+
+
+def batch_plan(candidates: Sequence[Candidate], *, max_items: int, max_chars: int) -> list[int]:
+    """Item ids for one batch: round-robin over workspaces (each round in order of their oldest
+    waiting item), until `max_items` items or `max_chars` characters; the first item always goes,
+    so a batch is never empty while work waits. `candidates` come oldest first per workspace."""
+    queues: dict[int, list[Candidate]] = {}
+    for candidate in sorted(candidates, key=lambda c: c.id):
+        queues.setdefault(candidate.workspace_id, []).append(candidate)
+    chosen: list[int] = []
+    chars = 0
+    depth = 0
+    while len(chosen) < max_items and any(len(queue) > depth for queue in queues.values()):
+        for queue in queues.values():  # insertion order = oldest waiting item first
+            if depth >= len(queue) or len(chosen) >= max_items:
+                continue
+            candidate = queue[depth]
+            if chosen and chars + candidate.chars > max_chars:
+                return chosen
+            chosen.append(candidate.id)
+            chars += candidate.chars
+        depth += 1
+    return chosen
+
+
+_CANDIDATES_SQL = """
+WITH waiting AS (SELECT DISTINCT workspace_id FROM layers_item WHERE embedding IS NULL {only})
+SELECT c.id, c.workspace_id, c.chars FROM waiting w CROSS JOIN LATERAL (
+    SELECT i.id, i.workspace_id, least(length(i.title) + length(i.content), %(cap)s) AS chars
+    FROM layers_item i
+    WHERE i.workspace_id = w.workspace_id AND i.embedding IS NULL
+      AND NOT EXISTS (
+          SELECT 1 FROM layers_embeddingclaim c WHERE c.item_id = i.id AND c.claimed_until > now()
+      )
+    ORDER BY i.id LIMIT %(per_workspace)s
+) c
+"""
+
+# Lease the planned items (a concurrent worker's fresh claim wins), then read what to embed.
+_CLAIM_SQL = """
+INSERT INTO layers_embeddingclaim (item_id, claimed_until)
+SELECT id, now() + make_interval(secs => %(lease)s) FROM unnest(%(ids)s::bigint[]) AS id
+ON CONFLICT (item_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
+    WHERE layers_embeddingclaim.claimed_until <= now()
+RETURNING item_id
+"""
+
+_CLAIMED_SQL = """
+SELECT i.id, i.workspace_id, i.content_hash, l.name, left(i.title, %(cap)s), left(i.content, %(cap)s)
+FROM layers_item i JOIN layers_layer l ON l.id = i.layer_id
+WHERE i.id = ANY(%(ids)s) AND i.embedding IS NULL ORDER BY i.id
+"""
+
+
+@dataclass(frozen=True)
+class Claimed:
+    id: int
+    workspace_id: int
+    content_hash: str
+    text: str
+
+
+def items_claim_batch(*, workspace_id: int | None, max_items: int, max_chars: int) -> list[Claimed]:
+    """Claim one batch (a short transaction of its own) and return the passages to embed."""
+    cap = settings.EMBEDDING_MAX_INPUT_CHARS
+    only = "AND workspace_id = %(workspace)s" if workspace_id is not None else ""
     with transaction.atomic():
-        pending = Item.objects.filter(embedding__isnull=True)
-        if workspace_id is not None:
-            pending = pending.filter(workspace_id=workspace_id)
-        rows = list(
-            pending.order_by("id")
-            .select_for_update(skip_locked=True, of=("self",))
-            .values_list("id", "title", "content", "content_hash", "workspace_id", "layer__name")[:batch_size]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _CANDIDATES_SQL.format(only=only),
+                {"cap": cap, "per_workspace": max_items, "workspace": workspace_id},
+            )
+            candidates = [Candidate(id=r[0], workspace_id=r[1], chars=r[2]) for r in cursor.fetchall()]
+            ids = batch_plan(candidates, max_items=max_items, max_chars=max_chars)
+            if not ids:
+                return []
+            cursor.execute(_CLAIM_SQL, {"ids": ids, "lease": settings.EMBEDDING_CLAIM_SECONDS})
+            claimed = [row[0] for row in cursor.fetchall()]
+            if not claimed:
+                return []
+            cursor.execute(_CLAIMED_SQL, {"ids": claimed, "cap": cap})
+            rows = cursor.fetchall()
+    return [
+        Claimed(
+            id=item_id,
+            workspace_id=ws,
+            content_hash=digest,
+            text=passage_text(layer_name=name, title=title, content=content)[:cap],
         )
-        if not rows:
-            return 0
-        vectors = embeddings.embed_passages(
-            [passage_text(layer_name=n, title=t, content=c) for _, t, c, _, _, n in rows]
-        )
-        model = f"{embeddings.get_provider().name}:{embeddings.get_provider().model}"
-        for (item_id, _, _, digest, _, _), vector in zip(rows, vectors, strict=True):
-            Item.objects.filter(pk=item_id, content_hash=digest).update(embedding=vector, embedding_model=model)
-        for changed in {row[4] for row in rows}:  # new vectors change what search finds
-            content_changed(changed)
-    ITEMS_EMBEDDED.inc(len(rows))
-    return len(rows)
+        for item_id, ws, digest, name, title, content in rows
+    ]
+
+
+def _release(ids: list[int]) -> None:
+    EmbeddingClaim.objects.filter(item_id__in=ids).delete()
+
+
+def _write_back(claimed: list[Claimed], vectors: Sequence[object], model: str) -> int:
+    """Store each vector where the content hash still matches; returns how many were stored."""
+    stored = 0
+    try:
+        with transaction.atomic():
+            for row, vector in zip(claimed, vectors, strict=True):
+                stored += Item.objects.filter(pk=row.id, content_hash=row.content_hash, embedding__isnull=True).update(
+                    embedding=vector, embedding_model=model
+                )
+            _release([row.id for row in claimed])
+    except OperationalError:  # a row stayed locked past lock_timeout: store the others one by one
+        log.warning("embedding write-back waited on a locked row; storing item by item", exc_info=True)
+        stored = 0
+        for row, vector in zip(claimed, vectors, strict=True):
+            try:
+                with transaction.atomic():
+                    stored += Item.objects.filter(
+                        pk=row.id, content_hash=row.content_hash, embedding__isnull=True
+                    ).update(embedding=vector, embedding_model=model)
+            except OperationalError:
+                log.warning("item %s is locked; the next batch embeds it", row.id)
+        _release([row.id for row in claimed])
+    return stored
+
+
+def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
+    """Embed one batch of items still without an embedding; returns how many were claimed
+    (0 when nothing is waiting). No transaction is open while the provider embeds."""
+    claimed = items_claim_batch(
+        workspace_id=workspace_id, max_items=batch_size, max_chars=settings.EMBEDDING_BATCH_CHARS
+    )
+    if not claimed:
+        return 0
+    try:
+        vectors = embeddings.embed_passages([row.text for row in claimed])
+    except Exception:
+        _release([row.id for row in claimed])  # let the retry (or the next sweep) take them at once
+        raise
+    provider = embeddings.get_provider()
+    stored = _write_back(claimed, list(vectors), f"{provider.name}:{provider.model}")
+    for changed in {row.workspace_id for row in claimed}:  # new vectors change what search finds
+        content_changed(changed)
+    ITEMS_EMBEDDED.inc(stored)
+    return len(claimed)
 
 
 def items_embed_pending(*, workspace_id: int | None = None, max_batches: int | None = None) -> int:
-    """Embed until nothing is pending (or `max_batches` ran); returns the number embedded."""
+    """Embed until nothing is pending (or `max_batches` ran); returns the number of items claimed."""
     total, batches = 0, 0
     while max_batches is None or batches < max_batches:
         done = items_embed_batch(workspace_id=workspace_id, batch_size=settings.EMBEDDING_BATCH_SIZE)

@@ -247,3 +247,19 @@ class Relationship(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} {self.kind} {self.target_id}"
+
+
+class EmbeddingClaim(models.Model):
+    """An item the embedder is embedding now, until `claimed_until` (a lease).
+
+    The embedder claims a batch in one short transaction and embeds with no transaction open, so
+    PATCH and DELETE of those items never wait on it; a worker that dies leaves its claims to expire.
+    Kept apart from the item's row so a claim never rewrites the item (its generated search column).
+    `item_id` is a plain id, not a foreign key: a claim must never lock or block its item.
+    """
+
+    item_id = models.BigIntegerField(primary_key=True)
+    claimed_until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"item {self.item_id} until {self.claimed_until:%H:%M:%S}"

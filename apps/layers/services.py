@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core import background, tokenizer
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, InvalidInput, NotFound, TooLarge
 from apps.core.integrity import violated_constraint
 from apps.core.versions import content_changed
 from apps.layers.models import (
@@ -31,7 +31,6 @@ from apps.layers.models import (
 from apps.workspaces.models import Workspace
 
 # Stored token counts use the default model's encoding; assembly recounts with the request's model.
-MAX_CONTENT_CHARS = 200_000
 UNIQUE_EXTERNAL_ID = "uniq_layer_external_id"  # Layer.Meta.constraints
 
 
@@ -149,8 +148,12 @@ def _check_item(data: ItemInput) -> None:
         raise InvalidInput(f"type of a {data.kind} must be one of {shown}", code="invalid_type")
     if not data.content.strip():
         raise InvalidInput("content must not be empty", code="invalid_content")
-    if len(data.content) > MAX_CONTENT_CHARS:
-        raise InvalidInput(f"content is limited to {MAX_CONTENT_CHARS} characters", code="invalid_content")
+    if len(data.content) > settings.ITEM_MAX_CONTENT_CHARS:
+        limit = settings.ITEM_MAX_CONTENT_CHARS
+        raise TooLarge(
+            f"content is limited to {limit} characters per item; split long documents into several items",
+            details={"limit_chars": limit, "chars": len(data.content)},
+        )
     if data.kind == ItemKind.MESSAGE:
         if data.role not in MessageRole.values:
             raise InvalidInput(f"a message needs a role: {', '.join(MessageRole.values)}", code="invalid_role")
@@ -229,12 +232,20 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
     """Create items all or nothing; embeddings are computed in the background after commit."""
     if len(items) > settings.BULK_MAX_ITEMS:
         raise InvalidInput(f"at most {settings.BULK_MAX_ITEMS} items per request", code="too_many_items")
+    total = sum(len(data.content) + len(data.title) for data in items)
+    if total > settings.REQUEST_MAX_CONTENT_CHARS:
+        limit = settings.REQUEST_MAX_CONTENT_CHARS
+        raise TooLarge(
+            f"a request may carry at most {limit} characters of content; send the items in several requests",
+            code="request_content_too_large",
+            details={"limit_chars": limit, "chars": total},
+        )
     now = timezone.now()
     built = []
     for index, data in enumerate(items):
         try:
             built.append(_build_item(layer=layer, data=data, now=now))
-        except InvalidInput as exc:
+        except (InvalidInput, TooLarge) as exc:
             if len(items) > 1:
                 exc.details = {**exc.details, "index": index}
                 exc.message = f"item {index}: {exc.message}"
@@ -250,7 +261,7 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
             content_changed(layer.workspace_id)  # bulk_create sends no signals
             from apps.layers.tasks import embed_pending_items
 
-            background.enqueue(embed_pending_items, layer.workspace_id)
+            background.enqueue(embed_pending_items, None)  # the sweep of all workspaces: fair, see embedder.py
             if any(item.kind == ItemKind.MESSAGE for item in created):
                 from apps.conversations.tasks import refresh_communities
 
@@ -344,7 +355,7 @@ def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
         _note_changes(layer=item.layer, count=1)
         from apps.layers.tasks import embed_pending_items
 
-        background.enqueue(embed_pending_items, item.workspace_id)
+        background.enqueue(embed_pending_items, None)
     return item
 
 
