@@ -65,6 +65,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "apps.metrics.middleware.RequestMetricsMiddleware",
+    "apps.core.degraded.DegradedWarningsMiddleware",
     "apps.core.middleware.StrictInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -78,6 +79,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "apps.core.htmx.HtmxLoginRedirectMiddleware",
+    "apps.workspaces.idempotency.IdempotencyMiddleware",
 ]
 
 ROOT_URLCONF = "contextarch.urls"
@@ -193,6 +195,15 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 BACKGROUND_MODE = "celery" if REDIS_URL else "inprocess"
+# Publishing gives up at once on a dead broker (apps/core/background.py then runs the task in
+# process): one reconnect after 0.2 s, a 1 s connect timeout, instead of kombu's ~6 s of retries.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 1,
+    "interval_start": 0.2,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+    "socket_connect_timeout": 1,
+}
 
 # --- Auth, sessions, static --------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -281,6 +292,8 @@ MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 10 * 1024 * 1024, min
 ITEM_MAX_CONTENT_CHARS = env_int("ITEM_MAX_CONTENT_CHARS", 100_000, minimum=1)
 REQUEST_MAX_CONTENT_CHARS = env_int("REQUEST_MAX_CONTENT_CHARS", 2_000_000, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# How long the first answer to a POST with an `Idempotency-Key` is kept for repeats of the key.
+IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
 TRACE_SAMPLE_RATE = env_float("TRACE_SAMPLE_RATE", 1.0, minimum=0.0, maximum=1.0)
 TIKTOKEN_CACHE_DIR = Path(env_str("TIKTOKEN_CACHE_DIR", str(VAR_DIR / "tiktoken")))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -311,6 +324,7 @@ CELERY_BEAT_SCHEDULE = {
     "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
     # Conversation communities of layers whose messages changed or got their embeddings (seed 002).
     "sweep-communities": {"task": "apps.conversations.tasks.sweep_communities", "schedule": 60.0},
+    "expire-idempotency-keys": {"task": "apps.workspaces.tasks.expire_idempotency_keys", "schedule": 3600.0},
 }
 
 # --- Assembly engine (issue 3) -------------------------------------------------------------------

@@ -96,3 +96,83 @@ class CeleryBroker:
         while time.time() < deadline and not done():
             assert process.poll() is None, process.communicate()[0][-3000:]
             time.sleep(0.5)
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on `port` (no persistence), which the test may stop."""
+
+    def __init__(self, port: int, workdir: Path) -> None:
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.workdir = workdir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            cwd=self.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.port, timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+
+@contextmanager
+def private_redis(port: int, workdir: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(port, workdir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextmanager
+def served(env: dict[str, str], port: int, log: Path, workers: int = 1) -> Iterator[str]:
+    """scripts/serve (uvicorn workers) on `port` with `env`; its base URL, stopped afterwards."""
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [str(ROOT / "scripts" / "serve")],
+            cwd=ROOT,
+            env={**env, "PORT": str(port), "WEB_WORKERS": str(workers)},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_port(port, timeout=120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def http_json(
+    method: str, url: str, body: object = None, headers: dict[str, str] | None = None, timeout: float = 60
+) -> tuple[int, dict[str, str], Any]:
+    """One HTTP request with a JSON body: (status, headers with lower-case names, decoded JSON body)."""
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, method=method, data=data, headers={"Content-Type": "application/json"})
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw, status, got = response.read(), response.status, response.headers
+    except urllib.error.HTTPError as error:
+        raw, status, got = error.read(), error.code, error.headers
+    got = {name.lower(): value for name, value in got.items()}
+    try:
+        return status, got, json.loads(raw) if raw else None
+    except ValueError:
+        return status, got, raw.decode(errors="replace")

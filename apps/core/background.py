@@ -3,6 +3,10 @@
 Either way a task is dispatched only after the transaction that made its work commits. In-process
 mode runs tasks on one daemon worker thread per process, so a request never waits for them;
 pending work left by a stopped process is picked up by the next sweep (tasks are idempotent).
+
+Dispatch never fails a request: when the broker cannot take a task (Redis down), the task runs
+on the in-process thread instead and the response says so (`apps/core/degraded.py`). A write
+that committed answers success, so a client never retries (and duplicates) it.
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
+
+from apps.core import degraded
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +59,28 @@ def _run_inprocess(task: Any, args: tuple[Any, ...]) -> None:
             _pending -= 1
 
 
+BROKER_DOWN = "the background broker is unavailable; background work runs in this server process"
+BROKER_RETRY_SECONDS = 5.0  # after a refusal, go straight in-process this long before trying again
+_broker_down_until = 0.0
+
+
 def dispatch(task: Any, *args: Any) -> None:
     """Run `task(*args)` in the background now (use `enqueue` inside a transaction)."""
-    global _pending
+    global _broker_down_until
     if settings.BACKGROUND_MODE == "celery":
-        task.delay(*args)
-        return
+        if time.monotonic() >= _broker_down_until:
+            try:
+                task.apply_async(args=args, retry=False)  # a dead broker fails in ~0.2 s, not after retries
+                return
+            except Exception:  # noqa: BLE001 - any broker failure: kombu, redis and socket errors
+                log.warning("broker refused %s; running it in process", getattr(task, "name", task), exc_info=True)
+                _broker_down_until = time.monotonic() + BROKER_RETRY_SECONDS
+        degraded.note(BROKER_DOWN)
+    _submit(task, args)
+
+
+def _submit(task: Any, args: tuple[Any, ...]) -> None:
+    global _pending
     with _lock:
         _pending += 1
     _get_executor().submit(_run_inprocess, task, args)
@@ -65,7 +88,7 @@ def dispatch(task: Any, *args: Any) -> None:
 
 def enqueue(task: Any, *args: Any) -> None:
     """Dispatch `task(*args)` after the current transaction commits (immediately outside one)."""
-    transaction.on_commit(lambda: dispatch(task, *args))
+    transaction.on_commit(lambda: dispatch(task, *args), robust=True)  # never fails the committed write
 
 
 def wait_idle(timeout: float = 60.0) -> bool:

@@ -73,3 +73,27 @@ class ApiKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to a POST sent with `Idempotency-Key`, replayed for a repeat of that key.
+
+    Kept in PostgreSQL, per workspace and key: a client retries exactly when something failed
+    (the cache and broker may be the very things that are down), and every instance must see it.
+    `status_code` is NULL while the first request runs. Rows expire after IDEMPOTENCY_KEY_HOURS.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="idempotency_keys")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)  # SHA-256 of method, path and body
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    content_type = models.CharField(max_length=100, blank=True, default="")
+    body = models.BinaryField(default=b"")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "key"], name="uniq_idempotency_key")]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created")]
+
+    def __str__(self) -> str:
+        return f"{self.key} → {self.status_code}"
