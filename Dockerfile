@@ -10,6 +10,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY requirements.txt .
+COPY clients/python clients/python
 RUN pip install -r requirements.txt
 
 COPY . .

@@ -28,8 +28,9 @@ def trace_explain(trace: dict[str, Any], *, max_items: int = 10) -> str:
         f"{trace.get('encoding')}) on {trace.get('items_included')} items out of "
         f"{trace.get('candidates_considered')} candidates; {trace.get('truncated_count')} truncated, "
         f"{trace.get('overflow_count')} more did not fit; {trace.get('elapsed_ms')} ms"
-        + (", served from the cache." if trace.get("cache_hit") else "."),
+        + (", served from the cache." if trace.get("assembly_cache_hit") else "."),
     ]
+    lines += [f"Warning: {w}" for w in trace.get("warnings") or []]
     if not trace.get("sampled", True) or not entries:
         lines.append("No per-candidate decisions were stored for this assembly (sampled out or a cache hit).")
         return "\n".join(lines)

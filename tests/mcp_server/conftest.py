@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from apps.core import background
@@ -18,6 +20,8 @@ from apps.summaries.services import layer_summarize
 from tests.conftest import Tenant, make_tenant
 from tests.live import uvicorn_live  # noqa: F401  (fixture)
 
+# The console command of the Python client (clients/python, installed by requirements.txt).
+STDIO_COMMAND = Path(sys.executable).parent / "contextarch-mcp"
 FACTS = [
     ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
     ("deploys", "Builds are promoted from staging to production every Tuesday."),
@@ -61,7 +65,7 @@ def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:  # no
 McpConnect = Callable[[str], AbstractAsyncContextManager[Client]]
 
 
-@pytest.fixture(params=["http"])
+@pytest.fixture(params=["http", "stdio"])
 def connect(request: pytest.FixtureRequest, served: Served) -> McpConnect:
     """`connect(key)`: an MCP client session with the service, over the transport of the test's parameter."""
 
@@ -71,4 +75,10 @@ def connect(request: pytest.FixtureRequest, served: Served) -> McpConnect:
             async with Client(streamable_http_client(f"{served.base}/mcp/", http_client=http)) as client:
                 yield client
 
-    return {"http": over_http}[request.param]
+    @asynccontextmanager
+    async def over_stdio(key: str) -> AsyncIterator[Client]:
+        env = {"CONTEXTARCH_URL": served.base, "CONTEXTARCH_API_KEY": key}
+        async with Client(StdioServerParameters(command=str(STDIO_COMMAND), env=env)) as client:
+            yield client
+
+    return {"http": over_http, "stdio": over_stdio}[request.param]

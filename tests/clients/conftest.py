@@ -1,0 +1,101 @@
+"""The Python client (clients/python) against a live server, and a gateway that fails on purpose."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from apps.core import background
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create, layer_create
+from tests.conftest import Tenant, make_tenant
+from tests.live import PORTS, port_free_in, uvicorn_live  # noqa: F401  (fixture)
+
+FACTS = [
+    ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
+    ("deploys", "Builds are promoted from staging to production every Tuesday."),
+    ("android", "The mobile app crashes on Android 12 when the camera permission is denied."),
+]
+
+
+@dataclass
+class Live:
+    base: str
+    a: Tenant
+    b: Tenant
+    session: Layer
+
+
+@pytest.fixture
+def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:  # noqa: F811
+    a, b = make_tenant("acme"), make_tenant("globex")
+    session = layer_create(workspace=a.workspace, kind="session", name="s1", parent=a.root, external_id="sess-a")
+    items_create(
+        layer=session, items=[ItemInput(kind="memory", type="fact", content=c, external_id=e) for e, c in FACTS]
+    )
+    assert background.wait_idle(120)
+    yield Live(base=uvicorn_live, a=a, b=b, session=session)
+    assert background.wait_idle(120)
+
+
+@dataclass
+class Gateway:
+    """A reverse proxy in front of the live server that first answers each status in `failures`."""
+
+    upstream: str
+    failures: list[tuple[int, dict[str, str]]]
+    seen: list[str] = field(default_factory=list)
+    url: str = ""
+
+
+@pytest.fixture
+def gateway(live: Live) -> Iterator[Gateway]:
+    state = Gateway(upstream=live.base, failures=[])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _relay(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            state.seen.append(f"{self.command} {self.path}")
+            if state.failures:
+                status, headers = state.failures.pop(0)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            request = urllib.request.Request(state.upstream + self.path, data=body or None, method=self.command)
+            for name in ("Authorization", "Content-Type", "Accept"):
+                if self.headers.get(name):
+                    request.add_header(name, self.headers[name])
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    status, payload, kind = response.status, response.read(), response.headers["Content-Type"]
+            except urllib.error.HTTPError as error:
+                status, payload, kind = error.code, error.read(), error.headers["Content-Type"]
+            self.send_response(status)
+            self.send_header("Content-Type", kind or "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = _relay
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port_free_in(PORTS)), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
