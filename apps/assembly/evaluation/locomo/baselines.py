@@ -10,6 +10,7 @@ front, unlike the stored ones) against the query vector, cosine; hybrid = recipr
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from apps.core import embeddings
 Progress = Callable[[str], None]
 EMBED_BATCH = 64
 _STEMMER = Stemmer.Stemmer("english")
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 
 def render(turn: Turn) -> str:

@@ -3,6 +3,7 @@ beside every figure of the service."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from statistics import fmean, quantiles
 from typing import Any
@@ -64,6 +65,10 @@ def _table(head: list[str], body: list[list[str]]) -> list[str]:
     return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *body]]
 
 
+def _pair(recall: dict[str, float]) -> str:
+    return f"{recall['service']:.3f}/{recall['fusion']:.3f} ({recall['service'] - recall['fusion']:+.3f})"
+
+
 def report_lines(run: LocomoRun) -> list[str]:
     table = rows(run)
     questions = {a.question.id: a.question for a in run.answers}
@@ -99,11 +104,7 @@ def report_lines(run: LocomoRun) -> list[str]:
         [
             [
                 str(r.budget),
-                *[
-                    f"{r.by_category[n]['service']:.3f}/{r.by_category[n]['fusion']:.3f} "
-                    f"({r.by_category[n]['service'] - r.by_category[n]['fusion']:+.3f})"
-                    for n in CATEGORIES.values()
-                ],
+                *[_pair(r.by_category[n]) if counts[n] else "-" for n in CATEGORIES.values()],
             ]
             for r in table
         ],
@@ -146,7 +147,11 @@ def report_json(run: LocomoRun, *, details: bool = False) -> dict[str, Any]:
                 "budget": r.budget,
                 "recall": {m: round(v, 4) for m, v in r.recall.items()},
                 "complete": {m: round(v, 4) for m, v in r.complete.items()},
-                "by_category": {n: {m: round(v, 4) for m, v in ms.items()} for n, ms in r.by_category.items()},
+                "by_category": {
+                    n: {m: round(v, 4) for m, v in ms.items()}
+                    for n, ms in r.by_category.items()
+                    if not math.isnan(ms["service"])
+                },
                 "over_budget": r.over_budget,
                 "non_turn_chunks": r.non_turn_chunks,
                 "partial": r.partial,

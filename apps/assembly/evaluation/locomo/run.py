@@ -90,7 +90,7 @@ def _recall(evidence: frozenset[str], selected: set[str]) -> float:
 
 def _service(loaded: Loaded, question: Question, budget: int, turn_ids: set[str]) -> tuple[Answer, list[str]]:
     started = time.perf_counter()
-    body = context_assemble(
+    result = context_assemble(
         workspace=loaded.workspace,
         params=ContextParams(
             layer_id=loaded.layers[question.sample],
@@ -101,8 +101,8 @@ def _service(loaded: Loaded, question: Question, budget: int, turn_ids: set[str]
         ),
     )
     elapsed = (time.perf_counter() - started) * 1000
-    tokens = _count(body["context"])
-    ids = [c.get("external_id") for c in body["chunks"]]
+    tokens = _count(result.context)
+    ids = [c.external_id for c in result.chunks]
     selected = {i for i in ids if i in turn_ids}
     over = tokens > budget
     answer = Answer(
@@ -113,11 +113,11 @@ def _service(loaded: Loaded, question: Question, budget: int, turn_ids: set[str]
         over_budget=over,
         non_turn_chunks=sum(1 for i in ids if i not in turn_ids),
         elapsed_ms=elapsed,
-        partial=bool(body.get("partial")),
+        partial=result.partial,
         missed=tuple(sorted(question.evidence - selected)),
         selected=tuple(i for i in ids if i in turn_ids),
     )
-    return answer, list(body.get("warnings", []))
+    return answer, list(result.warnings)
 
 
 def locomo_ask(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,8 @@ class Command(BaseCommand):
         parser.add_argument("--details", action="store_true", help="with --json: every answer, with its misses")
 
     def _progress(self, message: str) -> None:
-        sys.stderr.write(f"{message}\n")
-        sys.stderr.flush()
+        self.stderr.write(message)
+        self.stderr.flush()
 
     def handle(self, *args: Any, **options: Any) -> None:
         budgets = _budgets(options["budgets"])
