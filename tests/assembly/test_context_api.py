@@ -70,9 +70,10 @@ def test_a_secret_pasted_into_the_query_is_searched_with_but_never_stored(
 
     secret = "sk-proj-Zq8vN3kLm2Xr7Tw9Bp4Yc6Hd1Jf5Gs0a"
     query = f"How long are database backups kept? my key is {secret}"
-    body = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text")
-    assert body["chunks"][0]["external_id"] == "backups"
-    again = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text")
+    # A generous deadline: a partial answer (a busy machine) is never cached, and this test is about the cache.
+    body = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text", timeout_ms=60000)
+    assert body["chunks"][0]["external_id"] == "backups" and body["partial"] is False
+    again = ask(tenant, layer=conv[0], query=query, token_budget=60, format="text", timeout_ms=60000)
     assert again["cached"] is True
     stored = [r.request["query"] for r in AssemblyRecord.objects.filter(workspace=tenant.workspace)]
     assert len(stored) == 2 and all(secret not in q and "[REDACTED:" in q for q in stored)
