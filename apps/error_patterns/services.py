@@ -27,7 +27,7 @@ from apps.metrics.registry import (
     ERROR_PATTERNS_CAPTURED,
     ERROR_PATTERNS_EXPIRED,
 )
-from apps.redaction.services import text_redact
+from apps.redaction.services import label_redact, text_redact
 from apps.workspaces.models import Workspace
 
 
@@ -53,12 +53,16 @@ def attempt_record(
 ) -> AttemptResult:
     """Record an attempt; a success after failures in the same session, agent type and group captures a pattern.
 
-    Error and solution are redacted before anything is written. A failure after a hint was injected
-    into this session/agent/group lowers that pattern's confidence, once per injection.
+    Error, solution, group id and agent type are redacted before anything is written. A failure after
+    a hint was injected into this session/agent/group lowers that pattern's confidence, once per injection.
     """
     now = now or timezone.now()
     error = text_redact(workspace_id=workspace.pk, text=error).text if error else ""
     solution = text_redact(workspace_id=workspace.pk, text=solution).text if solution else ""
+    # Agents put anything in these labels (a ticket URL with a token, a key by mistake); the context
+    # request redacts them the same way, so attempts and injections still match.
+    group_id = label_redact(workspace_id=workspace.pk, text=group_id, max_length=200)
+    agent_type = label_redact(workspace_id=workspace.pk, text=agent_type, max_length=100)
     signature = error_signature(error) if error.strip() else ""
 
     def write() -> AttemptResult:

@@ -43,8 +43,10 @@ _STOPWORDS = frozenset(
     too short long weak strong malformed bad mismatch mismatched none null nil true false ok
     expected unexpected provided given set present absent found valid verified ignored disabled enabled
     blank changed updated deleted created string str int integer number bool boolean object array list
-    dict map type value field optional mandatory""".split()
+    dict map type value field optional mandatory via for with from and or on in of to by at""".split()
 )
+# Words after `authorization: <scheme>` in sentences about the header, not credentials.
+_SCHEME_PROSE = _STOPWORDS | {"scheme", "auth", "authentication", "header", "headers", "credentials", "realm", "token"}
 _PATH_VALUE = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.\-/\\ ]*$")
 
 
@@ -104,9 +106,15 @@ def _kind(key: str) -> str:
 
 
 _AUTH = re.compile(
-    r"""(?ix)\b(?:proxy-)?authori[sz]ation\\?["']?[ \t]*[:=][ \t]*\\?["']?
+    r"""(?ix)(?:\b|(?<=http_))(?:proxy[-_])?authori[sz]ation\\?["']?[ \t]*[:=][ \t]*\\?["']?
     (?:(?P<scheme>bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|sso-key|hmac|aws4-hmac-sha256|otp)[ \t]+)?
     (?P<v>[^\s"'\\,;]+)"""
+)
+# Any other scheme (`Authorization: SharedKey acct:sig`, `Authorization: Custom a1b2...`): the
+# credential after it, when it is not a word (`Authorization: failed for user bob`).
+_AUTH_ANY_SCHEME = re.compile(
+    r"""(?ix)(?:\b|(?<=http_))(?:proxy[-_])?authori[sz]ation\\?["']?[ \t]*[:=][ \t]*\\?["']?
+    (?P<scheme>[A-Za-z][A-Za-z0-9._\-]{1,30})[ \t]+(?P<v>[^\s"'\\,;]{6,})"""
 )
 _BEARER = re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=\-]{16,})")
 _HEADER = re.compile(
@@ -122,12 +130,22 @@ def find_headers(text: str) -> Iterator[Span]:
         scheme = (m.group("scheme") or "").lower()
         if not scheme and (len(value) < 8 or _PLACEHOLDER.match(value) or value.lower() in _STOPWORDS):
             continue
+        if not scheme and value.isalpha() and re.match(r"[ \t]+[^\s\"']{6,}", text[m.end("v") :]):
+            continue  # an unlisted scheme (`SharedKey acct:sig`): _AUTH_ANY_SCHEME redacts its credential
         if _PLACEHOLDER.match(value) or value.startswith("[REDACTED"):
             continue
+        if scheme and value.lower() in _SCHEME_PROSE:
+            continue  # prose: "the authorization: basic scheme is deprecated"
         end = m.end("v")
         if scheme in ("digest", "aws4-hmac-sha256", "hmac"):
             end = _line_end(text, m.start("v"))
         yield Span(m.start("v"), end, "authorization")
+    for m in _AUTH_ANY_SCHEME.finditer(text):
+        value = m.group("v")
+        if m.group("scheme").lower() in _STOPWORDS or _PLACEHOLDER.match(value) or value.startswith("[REDACTED"):
+            continue
+        if any(c.isdigit() for c in value) or any(c in "=+/:_-." for c in value):
+            yield Span(m.start("v"), m.end("v"), "authorization")
     for m in _BEARER.finditer(text):
         value = m.group("v")
         if any(c.isdigit() for c in value) or not value.isalpha():
@@ -197,6 +215,8 @@ def find_flags(text: str) -> Iterator[Span]:
     for m in _FLAG.finditer(text):
         quoted = m.group("qv") is not None
         group = "qv" if quoted else "uv"
+        if not quoted and m.group(group).lower() in _STOPWORDS:
+            continue  # prose: "Using --password via the CLI is insecure"
         if _secret_value(m.group("key"), "=", m.group(group), quoted, text, m.end(group)):
             yield Span(m.start(group), m.end(group), _kind(m.group("key")))
     for pattern in (_MYSQL, _SSHPASS, _CURL_USER, _NETRC, _REDIS_CLI, _ORACLE):
@@ -211,7 +231,7 @@ _SPOKEN = re.compile(
 
 _SPOKEN_BARE = re.compile(
     r"(?i)\b(?P<key>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?key|secret(?:[ _\-]?key)?"
-    r"|(?:auth |access |api )?token)\s+(?:is|was)\s+(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;()]{3,100})(?P=q)"
+    r"|(?:auth |access |api )?token)\s+(?:is|was|to|as)\s+(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;()]{3,100})(?P=q)"
 )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from apps.redaction.allowpatterns import AllowPattern, fullmatch
 from apps.redaction.context import CONTEXT_FINDERS
 from apps.redaction.entropy import ENTROPY_FINDERS
+from apps.redaction.named import NAMED_FINDERS
 from apps.redaction.pii import PII_FINDERS
 from apps.redaction.spans import Finder, Span, regex_finder
 from apps.redaction.tokens import TOKEN_DETECTORS
@@ -22,6 +23,7 @@ from apps.redaction.tokens import TOKEN_DETECTORS
 FINDERS: tuple[Finder, ...] = (
     *(regex_finder(kind, pattern) for kind, pattern in TOKEN_DETECTORS),
     *CONTEXT_FINDERS,
+    *NAMED_FINDERS,
     *PII_FINDERS,
     *ENTROPY_FINDERS,
 )

@@ -23,6 +23,12 @@ def text_redact(*, workspace_id: int, text: str) -> Redaction:
     return result
 
 
+def label_redact(*, workspace_id: int, text: str, max_length: int) -> str:
+    """A short label (group id, agent type) redacted and cut back to its column's length: a marker
+    can be longer than the secret it replaces."""
+    return text_redact(workspace_id=workspace_id, text=text).text[:max_length] if text else ""
+
+
 def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note: str = "") -> AllowlistEntry:
     """Add a false positive to keep. A pattern must compile and must not match everything."""
     if kind not in AllowKind.values:

@@ -105,12 +105,19 @@ def result_of(outcome: Outcome) -> ContextResult:
 
 
 def redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
-    """The request with its `error` redacted, before it reaches the cache key, records, logs or traces."""
-    if not params.error:
+    """The request with its `error`, `group_id` and `agent_type` redacted, before they reach the cache
+    key, records, injections, logs or traces (attempts store the same fields redacted the same way,
+    so they still match)."""
+    if not (params.error or params.group_id or params.agent_type):
         return params
-    from apps.redaction.services import text_redact
+    from apps.redaction.services import label_redact, text_redact
 
-    return replace(params, error=text_redact(workspace_id=workspace.pk, text=params.error).text)
+    return replace(
+        params,
+        error=text_redact(workspace_id=workspace.pk, text=params.error).text if params.error else "",
+        group_id=label_redact(workspace_id=workspace.pk, text=params.group_id, max_length=200),
+        agent_type=label_redact(workspace_id=workspace.pk, text=params.agent_type, max_length=100),
+    )
 
 
 def _bookkeeping(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, result: ContextResult) -> None:
