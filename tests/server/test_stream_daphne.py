@@ -121,9 +121,14 @@ def test_it_streams_server_sent_events_over_real_http(daphne: str, loaded_tenant
 
 
 def test_it_streams_over_a_real_websocket_query_after_query(daphne: str, loaded_tenant: Tenant) -> None:  # noqa: F811
-    refused = RawWebSocket(daphne, "/ws/v1/context/", None)
-    assert refused.status == 403  # the consumer closed before accepting: daphne refuses the handshake
-    refused.sock.close()
+    in_url = RawWebSocket(daphne, f"/ws/v1/context/?api_key={loaded_tenant.secret}", None)
+    assert in_url.status == 403  # a key in the URL: the consumer closes before accepting, daphne refuses
+    in_url.sock.close()
+    by_message = RawWebSocket(daphne, "/ws/v1/context/", None)
+    assert by_message.status == 101  # no header: the first message must authenticate
+    by_message.send_json({"type": "auth", "api_key": loaded_tenant.secret})
+    assert by_message.receive_json() == {"type": "auth", "data": {"workspace": loaded_tenant.workspace.slug}}
+    by_message.sock.close()
     ws = RawWebSocket(daphne, "/ws/v1/context/", loaded_tenant.secret)
     assert ws.status == 101
     try:
