@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 MAX_SIGNATURE = 1000
+MAX_FRAME_LINE = 1000  # longer lines are never taken for stack frames (and the frame pattern stays linear)
 
 _FRAME_LINES = re.compile(
     r"""^\s*(?:
@@ -32,8 +33,8 @@ _FRAME_LINES = re.compile(
 )
 _SUBSTITUTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\[REDACTED:[a-z_]+\]"), "<secret>"),
-    (re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s\"'<>]+", re.IGNORECASE), "<url>"),
-    (re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"), "<email>"),
+    (re.compile(r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s\"'<>]+", re.IGNORECASE), "<url>"),
+    (re.compile(r"(?<![\w.+\-])[\w.+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+"), "<email>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE), "<uuid>"),
     (
         re.compile(
@@ -54,7 +55,7 @@ _SUBSTITUTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\w/])(?:\.{1,2}|~)(?:/[\w.\-@+~]+)+"), "<path>"),
     (
         re.compile(
-            r"\b[\w\-]+(?:/[\w\-]+)*\.(?:py|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|cs|php|c|cc|cpp|h|hpp|swift|scala|ex|exs)\b"
+            r"(?<![\w\-/])[\w\-]{1,200}(?:/[\w\-]{1,200}){0,30}\.(?:py|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|cs|php|c|cc|cpp|h|hpp|swift|scala|ex|exs)\b"
         ),
         "<path>",
     ),
@@ -76,7 +77,7 @@ def error_signature(error: str) -> str:
     for line in error.strip().replace("\r\n", "\n").split("\n"):  # not splitlines(): \x1e is not a line end
         if not line.strip():
             continue
-        if _FRAME_LINES.match(line):
+        if len(line) <= MAX_FRAME_LINE and _FRAME_LINES.match(line):
             in_frame = line.lstrip().lower().startswith("file ")
             continue
         if in_frame and line[:1].isspace():

@@ -3,8 +3,10 @@ timestamps and quoted values do not change them (Hypothesis), while the error's 
 
 from __future__ import annotations
 
+import time
 import uuid
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,3 +103,12 @@ def test_the_same_error_from_another_call_path_keeps_its_signature() -> None:
 def test_any_text_has_a_bounded_signature(text: str) -> None:
     signature = error_signature(text)
     assert len(signature) <= 1000 and signature == signature.lower()
+
+
+@pytest.mark.parametrize("unit", ["0", "a", "a-", "a.", "/a", "(", "a@", "'", "a:/", "x://"])
+def test_it_signs_a_20000_character_error_in_linear_time(unit: str) -> None:
+    text = (unit * 20_000)[:20_000]  # the API's longest error; each shape once took 2 to 54 s
+    started = time.monotonic()
+    error_signature(text)
+    error_signature(text + "\n" + text)
+    assert time.monotonic() - started < 2.0  # a ReDoS guard (seconds before), not a benchmark
