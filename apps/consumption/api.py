@@ -82,6 +82,8 @@ class StrategyOutput(serializers.ModelSerializer):
 class StrategyListCreateApi(APIView):
     """Strategies are package items of type `strategy` (here or through /items/); most helpful first."""
 
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema_serializer(component_name="StrategyCreate")
     class Input(StrictSerializer):
         layer = serializers.IntegerField()
@@ -121,7 +123,7 @@ class StrategyListCreateApi(APIView):
             group_id=request.query_params.get("group_id", ""),
             agent_type=request.query_params.get("agent_type", ""),
         )
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(strategies, request, view=self)
         return paginator.get_paginated_response(StrategyOutput(page, many=True).data)
 

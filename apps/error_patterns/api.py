@@ -98,6 +98,8 @@ def _float_param(request: Request, name: str) -> float | None:
 
 
 class AttemptListCreateApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema_serializer(component_name="AttemptCreate")
     class Input(StrictSerializer):
         layer = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -117,7 +119,7 @@ class AttemptListCreateApi(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("layer", int, required=False),
+            OpenApiParameter("layer", int, required=False, description="404 outside the workspace"),
             OpenApiParameter("group_id", str, required=False),
             OpenApiParameter("agent_type", str, required=False),
         ],
@@ -129,13 +131,16 @@ class AttemptListCreateApi(APIView):
             layer_id = int(raw_layer) if raw_layer else None
         except ValueError as exc:
             raise InvalidInput("layer must be an integer", code="invalid_layer") from exc
+        workspace = workspace_of(request)
+        if layer_id is not None:  # a filter naming a layer answers like the layer's own route
+            layer_get(workspace=workspace, layer_id=layer_id)
         attempts = selectors.attempts_list(
-            workspace=workspace_of(request),
+            workspace=workspace,
             layer_id=layer_id,
             group_id=request.query_params.get("group_id"),
             agent_type=request.query_params.get("agent_type"),
         )
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(attempts, request, view=self)
         return paginator.get_paginated_response(AttemptOutput(page, many=True).data)
 
@@ -170,6 +175,8 @@ class AttemptListCreateApi(APIView):
 
 
 class PatternListApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema(
         parameters=[
             OpenApiParameter("signature", str, required=False, description="substring of the signature"),
@@ -189,7 +196,7 @@ class PatternListApi(APIView):
             min_confidence=min_confidence,
             max_confidence=_float_param(request, "max_confidence"),
         )
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(patterns, request, view=self)
         return paginator.get_paginated_response(PatternOutput(page, many=True).data)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,6 +40,8 @@ class LayerOutput(serializers.ModelSerializer):
 
 
 class LayerListCreateApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema_serializer(component_name="LayerCreate")
     class Input(StrictSerializer):
         kind = serializers.ChoiceField(choices=LayerKind.choices)
@@ -47,15 +49,26 @@ class LayerListCreateApi(APIView):
         parent = serializers.IntegerField(allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
 
-    @extend_schema(responses=LayerOutput(many=True))
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("kind", str, enum=LayerKind.values, description="Only layers of this kind"),
+            OpenApiParameter("external_id", str, description="Only the layer(s) with this external id"),
+            OpenApiParameter("parent", int, description="Only children of this layer (404 outside the workspace)"),
+        ],
+        responses=LayerOutput(many=True),
+    )
     def get(self, request: Request) -> Response:
+        workspace = workspace_of(request)
+        parent_id = parse_int(request.query_params.get("parent"), name="parent")
+        if parent_id is not None:  # a filter naming a layer answers like the layer's own route
+            selectors.layer_get(workspace=workspace, layer_id=parent_id)
         layers = selectors.layers_list(
-            workspace=workspace_of(request),
+            workspace=workspace,
             kind=request.query_params.get("kind") or None,
             external_id=request.query_params.get("external_id") or None,
-            parent_id=parse_int(request.query_params.get("parent"), name="parent"),
+            parent_id=parent_id,
         )
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(layers, request, view=self)
         return paginator.get_paginated_response(LayerOutput(page, many=True).data)
 
@@ -188,15 +201,24 @@ def _with_embedded_flag(items: Any) -> Any:
 
 
 class ItemListCreateApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema_serializer(component_name="ItemCreate")
     class Input(ItemFields):
         layer = serializers.IntegerField()
 
-    @extend_schema(responses=ItemOutput(many=True))
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("layer", int, description="Only items of this layer (404 outside the workspace)"),
+            OpenApiParameter("kind", str, enum=ItemKind.values, description="Only items of this kind"),
+            OpenApiParameter("type", str, description="Only items of this type"),
+        ],
+        responses=ItemOutput(many=True),
+    )
     def get(self, request: Request) -> Response:
         workspace = workspace_of(request)
         layer_id = parse_int(request.query_params.get("layer"), name="layer")
-        if layer_id is not None:
+        if layer_id is not None:  # a filter naming a layer answers like the layer's own route
             selectors.layer_get(workspace=workspace, layer_id=layer_id)
         items = selectors.items_list(
             workspace=workspace,
@@ -204,7 +226,7 @@ class ItemListCreateApi(APIView):
             kind=request.query_params.get("kind") or None,
             type=request.query_params.get("type") or None,
         )
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(_with_embedded_flag(items), request, view=self)
         return paginator.get_paginated_response(ItemOutput(page, many=True).data)
 

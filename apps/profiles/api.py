@@ -82,6 +82,8 @@ class ProfileOutput(serializers.ModelSerializer):
 
 
 class ProfileListCreateApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
     @extend_schema_serializer(component_name="ProfileCreate")
     class Input(ProfileFields):
         """A new profile; the fields left out take their defaults."""
@@ -91,7 +93,7 @@ class ProfileListCreateApi(APIView):
     @extend_schema(responses=ProfileOutput(many=True))
     def get(self, request: Request) -> Response:
         profiles = selectors.profiles_list(workspace=workspace_of(request))
-        paginator = DefaultPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(profiles, request, view=self)
         return paginator.get_paginated_response(ProfileOutput(page, many=True).data)
 

@@ -1,0 +1,60 @@
+"""The OpenAPI schema's shared parts: the error shape on every operation's 4xx/5xx responses.
+
+drf-spectacular documents what a view returns on success; every API operation can also answer
+with the one error shape of apps/core/exceptions.py, and clients (and the fuzz run, `make fuzz`)
+hold the service to the statuses listed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
+
+# Every API operation: bad input, no/invalid key, a key without the scope, anything outside the
+# workspace (or a filter naming it), rate limits, the database unreachable.
+COMMON_ERRORS = {
+    "400": "Invalid input: `code` names the field (`invalid_<field>`) or the problem (`unknown_fields`, ...)",
+    "401": "Missing or invalid API key (`not_authenticated`, `invalid_api_key`)",
+    "403": "The key's scope does not allow this operation",
+    "404": "Not found, or outside the key's workspace (`<thing>_not_found`)",
+    "429": "Rate limited (`throttled`); retry after `Retry-After` seconds",
+    "503": "A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds",
+}
+# Operations with a body besides.
+BODY_ERRORS = {
+    "409": "Conflicts with the current state (`duplicate_external_id`, ...)",
+    "413": "The body or its content is over a limit (`request_too_large`, ...)",
+    "415": "The body is not `application/json` (`unsupported_media_type`)",
+}
+
+
+@extend_schema_serializer(component_name="ErrorDetail")
+class ErrorDetail(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable; clients branch on it")
+    message = serializers.CharField(help_text="For humans")
+    details = serializers.DictField(help_text="Structured context (fields, limits, ...)")
+
+
+@extend_schema_serializer(component_name="Error")
+class ErrorResponse(serializers.Serializer):
+    error = ErrorDetail()
+
+
+class ApiAutoSchema(AutoSchema):
+    """AutoSchema that adds the error responses to every `/api/` operation."""
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        if direction != "response" or not self.path.startswith("/api/"):
+            return responses
+        errors = dict(COMMON_ERRORS)
+        if self.method in ("POST", "PUT", "PATCH"):
+            errors.update(BODY_ERRORS)
+        for status, description in errors.items():
+            if status not in responses:
+                response = self._get_response_for_code(ErrorResponse, status, direction=direction)
+                responses[status] = {**response, "description": description}
+        return responses
