@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # A copy of the requirements last installed: pip runs again only when requirements.txt changes.
 INSTALLED := $(VENV)/requirements.installed
 
-.PHONY: install run test lint
+.PHONY: install run test lint fuzz
 
 install: $(INSTALLED)
 
@@ -32,3 +32,7 @@ lint: install
 	$(VENV)/bin/mypy
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
+
+# Not part of `make test`: schemathesis against a live server (scripts/fuzz; figures in var/fuzz/).
+fuzz: install
+	@scripts/fuzz
