@@ -36,6 +36,7 @@ class AssemblyRecord(models.Model):
     # Milliseconds per stage (apps/assembly/timings.py STAGES; a cache hit has only "cache").
     timings = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    partial = models.BooleanField(default=False, help_text="The deadline passed; part of the context was missing.")
     sampled = models.BooleanField(default=True, help_text="Whether the per-candidate trace was kept.")
     trace = models.JSONField(default=list, blank=True)
     # Consumption scope (seed 001): which packages went to which session, group, agent type and

@@ -1,30 +1,93 @@
-"""Reads for the developer console: assembly records, only from workspaces the user can see."""
+"""Reads for the developer console: a workspace's assembly records, filtered and searched.
+
+Every read takes the workspace: nothing outside it is ever listed or found.
+"""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.assembly.models import AssemblyRecord
 from apps.workspaces.models import Workspace
 
 
-def assembly_records_recent(*, workspaces: Sequence[Workspace], limit: int = 100) -> QuerySet[AssemblyRecord]:
-    """The newest records of these workspaces, without their (large) request and trace JSON."""
+@dataclass(frozen=True)
+class RecordFilters:
+    """What the console's list may be narrowed by; None or "" means "any"."""
+
+    layer_id: int | None = None
+    api_key_id: int | None = None
+    agent_type: str = ""
+    cached: bool | None = None  # served from the assembly cache
+    partial: bool | None = None  # the deadline passed, part of the context is missing
+    zone: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+    search: str = ""  # a trace id (whole) or words of the query
+
+    def q(self) -> Q:
+        """The filters as one condition on AssemblyRecord."""
+        q = Q()
+        if self.layer_id is not None:
+            q &= Q(layer_id=self.layer_id)
+        if self.api_key_id is not None:
+            q &= Q(api_key_id=self.api_key_id)
+        if self.agent_type:
+            q &= Q(agent_type=self.agent_type)
+        if self.cached is not None:
+            q &= Q(assembly_cache_hit=self.cached)
+        if self.partial is not None:
+            q &= Q(partial=self.partial)
+        if self.zone:
+            q &= Q(request__zone=self.zone)
+        if self.since is not None:
+            q &= Q(created_at__gte=self.since)
+        if self.until is not None:
+            q &= Q(created_at__lt=self.until)
+        if self.search:
+            q &= _search_q(self.search)
+        return q
+
+
+def _search_q(text: str) -> Q:
+    """A whole trace id finds that record; anything else searches the (redacted) query text."""
+    text = text.strip()
+    try:
+        return Q(trace_id=uuid.UUID(text))
+    except ValueError:
+        return Q(request__query__icontains=text)
+
+
+def assembly_records_list(*, workspace: Workspace, filters: RecordFilters) -> QuerySet[AssemblyRecord]:
+    """The workspace's records matching `filters`, newest first, without their (large) trace JSON."""
     return (
-        AssemblyRecord.objects.filter(workspace__in=list(workspaces))
-        .select_related("workspace", "layer")
-        .defer("request", "trace")
-        .order_by("-created_at", "-id")[:limit]
+        AssemblyRecord.objects.filter(Q(workspace=workspace) & filters.q())
+        .select_related("layer", "api_key")
+        .defer("trace")
+        .order_by("-created_at", "-id")
     )
 
 
-def assembly_record_get(*, workspaces: Sequence[Workspace], trace_id: uuid.UUID) -> AssemblyRecord | None:
-    """One record by trace id, or None when it is missing or outside these workspaces."""
+def assembly_record_get(*, workspace: Workspace, trace_id: uuid.UUID) -> AssemblyRecord | None:
+    """One record by trace id, or None when it is missing or belongs to another workspace."""
     return (
-        AssemblyRecord.objects.filter(workspace__in=list(workspaces), trace_id=trace_id)
+        AssemblyRecord.objects.filter(workspace=workspace, trace_id=trace_id)
         .select_related("workspace", "layer", "api_key")
         .first()
     )
+
+
+def agent_types_recorded(*, workspace: Workspace, limit: int = 50) -> list[str]:
+    """The agent types seen in the workspace's records (for the filter's choices)."""
+    rows = (
+        AssemblyRecord.objects.filter(workspace=workspace)
+        .exclude(agent_type="")
+        .values_list("agent_type", flat=True)
+        .distinct()
+        .order_by("agent_type")[:limit]
+    )
+    return list(rows)

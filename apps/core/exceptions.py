@@ -52,6 +52,12 @@ def _validation_code(detail: Any) -> tuple[str, str]:
     return f"invalid_{field}", f"{path.replace('.non_field_errors', '')}: {message}"
 
 
+def validation_error_body(detail: Any) -> dict[str, Any]:
+    """The body of a 400 for a DRF ValidationError, with the API's codes (also for views outside DRF)."""
+    code, message = _validation_code(detail)
+    return error_body(code, message, {"fields": detail})
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
         answer = Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
@@ -61,8 +67,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, (Http404, exceptions.NotFound)):
         return Response(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, exceptions.ValidationError):
-        code, message = _validation_code(exc.detail)
-        return Response(error_body(code, message, {"fields": exc.detail}), status=status.HTTP_400_BAD_REQUEST)
+        return Response(validation_error_body(exc.detail), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.ParseError):
         return Response(error_body("malformed_json", str(exc.detail)), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.UnsupportedMediaType):

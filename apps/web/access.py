@@ -17,15 +17,16 @@ from typing import Any, Concatenate, ParamSpec
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from apps.web.workspace_choice import WorkspaceAccess, workspace_access
 from apps.workspaces.models import Role
 
 P = ParamSpec("P")
-AccessView = Callable[Concatenate[HttpRequest, WorkspaceAccess, P], HttpResponse]
-View = Callable[Concatenate[HttpRequest, P], HttpResponse]
+AccessView = Callable[Concatenate[HttpRequest, WorkspaceAccess, P], HttpResponseBase]
+View = Callable[Concatenate[HttpRequest, P], HttpResponseBase]
 
 ROLE_NAMES = {Role.VIEWER: "viewers", Role.OPERATOR: "operators", Role.ADMIN: "workspace admins"}
 
@@ -35,7 +36,7 @@ def workspace_view(needed: str = Role.VIEWER) -> Callable[[AccessView[P]], View[
 
     def decorate(view: AccessView[P]) -> View[P]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
             access = workspace_access(request)
             request.web_access = access  # type: ignore[attr-defined]  # read by the layout's context processor
             if access.current is None:

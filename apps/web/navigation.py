@@ -22,7 +22,7 @@ AREAS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("Profiles", "web:profiles", ("profiles", "profile"), False),
     ("Preview", "web:preview", ("preview",), False),
     ("Sessions", "web:sessions", ("sessions", "session"), False),
-    ("Console", "console:records", ("records", "trace", "state"), True),
+    ("Console", "console:records", ("records", "trace", "replay", "state", "state-layer"), True),
     ("Patterns", "web:patterns", ("patterns", "pattern"), False),
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.web.views import dashboard, layers, preview, workspace
+from apps.web.views import dashboard, layers, preview, preview_stream, sessions, workspace
 
 app_name = "web"
 urlpatterns = [
@@ -12,4 +12,7 @@ urlpatterns = [
     path("workspace/", workspace.switch, name="workspace-switch"),
     path("layers/", layers.tree, name="layers"),
     path("preview/", preview.preview, name="preview"),
+    path("preview/stream/", preview_stream.preview_stream, name="preview-stream"),
+    path("sessions/", sessions.sessions, name="sessions"),
+    path("sessions/<int:layer_id>/", sessions.session, name="session"),
 ]

@@ -89,7 +89,10 @@ def test_it_logs_in_runs_a_preview_and_swaps_in_the_chunk_table(
     expect(table).to_be_visible()
     expect(table).to_contain_text("Invoices are generated nightly")
     expect(page.locator("#preview-result pre.context")).to_contain_text("Invoices are generated nightly")
-    expect(page.locator("#preview-result .token-bar-fill")).to_have_attribute("width", re.compile(r"^\d+(\.\d)?$"))
+    expect(page.locator("#preview-result svg.token-split rect").first).to_have_attribute(
+        "width", re.compile(r"^\d+(\.\d+)?$")
+    )
     assert page.evaluate("window.__marker") == 1
-    assert page.url == f"{base}/preview/"
+    # the request is in the address (pushed, not loaded): a reload or a shared link shows the same preview
+    assert page.url.startswith(f"{base}/preview/?") and "token_budget=300" in page.url
     assert page.locator("#preview-result").count() == 1  # swapped, not nested

@@ -1,100 +1,238 @@
-"""The developer console: staff only, and only the workspaces the staff member can see."""
+"""The developer console: staff only, scoped to the current workspace; filters, search, the readable trace,
+replay and the state dumps, in both page and HTMX modes."""
 
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from django.contrib.auth.models import AbstractUser
-from django.test import Client
+from django.test import Client, override_settings
 
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
-from apps.layers.services import ItemInput, items_create
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
 from tests.conftest import Tenant
 
 
-def assemble(tenant: Tenant, query: str) -> str:
-    items_create(layer=tenant.root, items=[ItemInput(kind="document", content=f"Notes about {query}.")])
-    result = context_assemble(workspace=tenant.workspace, params=ContextParams(layer_id=tenant.root.pk, query=query))
+def assemble(tenant: Tenant, layer: Layer, query: str, **params: object) -> str:
+    result = context_assemble(
+        workspace=tenant.workspace,
+        params=ContextParams(layer_id=layer.pk, query=query, **{"timeout_ms": 0, **params}),  # type: ignore[arg-type]
+    )
     return result.trace_id
 
 
 @pytest.fixture
-def staff(tenant: Tenant, django_user_model: type[AbstractUser]) -> AbstractUser:
+def project(tenant: Tenant) -> Layer:
+    layer = layer_create(workspace=tenant.workspace, kind="project", name="Billing", parent=tenant.root)
+    items_create(
+        layer=layer,
+        items=[
+            ItemInput(kind="memory", type="fact", content="Invoices are generated nightly by the billing cron job."),
+            ItemInput(kind="document", content="Pinned: billing questions go to #billing.", pinned=True),
+            *(ItemInput(kind="document", content=f"Billing note {n} about invoices.") for n in range(8)),
+        ],
+    )
+    return layer
+
+
+@pytest.fixture
+def staff(client: Client, tenant: Tenant, django_user_model: type[AbstractUser]) -> Client:
     user = django_user_model.objects.create_user(username="grace", password="x" * 12, is_staff=True)
-    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.ADMIN)
-    return user
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    client.force_login(user)
+    return client
 
 
-@pytest.mark.parametrize("url", ["/console/", "/console/traces/00000000-0000-0000-0000-000000000000/"])
+URLS = [
+    "/console/",
+    "/console/traces/00000000-0000-0000-0000-000000000000/",
+    "/console/state/",
+    "/console/state/1/",
+]
+
+
+@pytest.mark.parametrize("url", URLS)
 def test_it_sends_anonymous_visitors_to_the_login_page(client: Client, db: None, url: str) -> None:
     response = client.get(url)
-    assert response.status_code == 302
-    assert response["Location"].startswith("/login/")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
 def test_it_forbids_members_who_are_not_staff(
-    client: Client, tenant: Tenant, django_user_model: type[AbstractUser]
+    client: Client, tenant: Tenant, project: Layer, django_user_model: type[AbstractUser]
 ) -> None:
     user = django_user_model.objects.create_user(username="ada", password="x" * 12)
     Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.ADMIN)
-    trace_id = assemble(tenant, "billing")
+    trace_id = assemble(tenant, project, "billing")
     client.force_login(user)
-    assert client.get("/console/").status_code == 403
-    assert client.get(f"/console/traces/{trace_id}/").status_code == 403
+    for url in ("/console/", f"/console/traces/{trace_id}/", "/console/state/", f"/console/state/{project.pk}/"):
+        assert client.get(url).status_code == 403
+    assert client.post(f"/console/traces/{trace_id}/replay/").status_code == 403
 
 
-def test_it_lists_recent_assemblies_of_the_staff_members_workspaces_only(
-    client: Client, staff: AbstractUser, tenant: Tenant, other_tenant: Tenant
+def test_it_lists_only_the_current_workspaces_assemblies(
+    staff: Client, tenant: Tenant, project: Layer, other_tenant: Tenant
 ) -> None:
-    mine = assemble(tenant, "billing")
-    theirs = assemble(other_tenant, "shipping")
-    client.force_login(staff)
-    response = client.get("/console/")
-    assert response.status_code == 200
-    html = response.content.decode()
+    mine = assemble(tenant, project, "billing")
+    theirs = assemble(other_tenant, other_tenant.root, "shipping")
+    html = staff.get("/console/").content.decode()
     assert f"/console/traces/{mine}/" in html
     assert theirs not in html
-    assert client.get(f"/console/traces/{theirs}/").status_code == 404
+    assert staff.get(f"/console/traces/{theirs}/").status_code == 404
+    assert staff.get(f"/console/state/{other_tenant.root.pk}/").status_code == 404
+    assert staff.post(f"/console/traces/{theirs}/replay/").status_code == 404
 
 
-def test_it_shows_a_trace_with_its_request_figures_and_decisions(
-    client: Client, staff: AbstractUser, tenant: Tenant
+def test_it_finds_an_assembly_by_query_text_or_by_trace_id(staff: Client, tenant: Tenant, project: Layer) -> None:
+    invoices = assemble(tenant, project, "when are invoices generated")
+    other = assemble(tenant, project, "who answers billing questions")
+    by_text = staff.get("/console/?q=INVOICES+generated").content.decode()
+    assert invoices in by_text and other not in by_text
+    by_id = staff.get(f"/console/?q={other}").content.decode()
+    assert other in by_id and invoices not in by_id
+
+
+def test_it_filters_by_layer_cached_partial_zone_and_time(staff: Client, tenant: Tenant, project: Layer) -> None:
+    fresh = assemble(tenant, project, "invoices")
+    assemble(tenant, project, "invoices")  # the same request again: an assembly-cache hit
+    partial = assemble(tenant, project, "billing notes", timeout_ms=1)
+    zoned = assemble(tenant, project, "billing", context_window=10_000, tokens_used=8_000)
+    root = assemble(tenant, tenant.root, "invoices in the company")
+    listed = lambda query: staff.get(f"/console/?{query}").context["page"].object_list  # noqa: E731
+    cached = listed("cached=yes")
+    assert len(cached) == 1 and cached[0].request["cached_from"] == fresh
+    assert [str(r.trace_id) for r in listed("partial=yes")] == [partial]
+    assert [str(r.trace_id) for r in listed("zone=conservative")] == [zoned]
+    assert root not in {str(r.trace_id) for r in listed(f"layer={project.pk}")}
+    assert len(listed("range=1h")) == 5
+    assert list(listed("since=2000-01-01T00:00&until=2000-01-02T00:00")) == []
+
+
+def test_it_shows_bad_filters_as_errors_beside_an_unfiltered_list(
+    staff: Client, tenant: Tenant, project: Layer
 ) -> None:
-    trace_id = assemble(tenant, "billing")
-    client.force_login(staff)
-    response = client.get(f"/console/traces/{trace_id}/")
+    assemble(tenant, project, "invoices")
+    response = staff.get("/console/?layer=abc&since=yesterday&cached=maybe")
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'id="request-json"' in html
-    assert "&quot;query&quot;: &quot;billing&quot;" in html  # pretty-printed and escaped
-    assert 'id="trace-json"' in html
+    assert "Some filters were not understood" in html
+    assert len(response.context["page"].object_list) == 1
+
+
+def test_it_paginates_and_answers_htmx_with_the_list_only(staff: Client, tenant: Tenant, project: Layer) -> None:
+    AssemblyRecord.objects.bulk_create(
+        [
+            AssemblyRecord(
+                workspace=tenant.workspace,
+                layer=project,
+                request={"query": f"q{n}"},
+                model="gpt-4o",
+                encoding="o200k_base",
+                tokens_used=10,
+                token_budget=100,
+                items_included=1,
+                elapsed_ms=1.0,
+            )
+            for n in range(120)
+        ]
+    )
+    first = staff.get("/console/")
+    assert first.context["page"].paginator.num_pages == 3
+    fragment = staff.get("/console/?page=2&q=q", HTTP_HX_REQUEST="true").content.decode().strip()
+    assert fragment.startswith('<section id="records"') and "<form" not in fragment
+    assert "page 2 of 3" in fragment
+    assert 'hx-get="?q=q&amp;page=3"' in fragment and 'href="?q=q&amp;page=3"' in fragment
+
+
+def test_it_lists_in_a_constant_number_of_queries(
+    staff: Client, tenant: Tenant, project: Layer, django_assert_max_num_queries: object
+) -> None:
+    for n in range(8):
+        assemble(tenant, project, f"topic {n}")
+    with django_assert_max_num_queries(12):  # type: ignore[operator]
+        assert staff.get("/console/").status_code == 200
+    for n in range(8, 30):
+        assemble(tenant, project, f"topic {n}")
+    with django_assert_max_num_queries(12):  # type: ignore[operator]
+        assert staff.get("/console/").status_code == 200
+
+
+def test_the_trace_shows_every_candidate_with_text_layer_source_parts_decision_and_timings(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    trace_id = assemble(tenant, project, "when are invoices generated", token_budget=60)
+    response = staff.get(f"/console/traces/{trace_id}/")
+    assert response.status_code == 200
+    view = response.context["view"]
     record = AssemblyRecord.objects.get(trace_id=trace_id)
-    assert record.trace, "the assembly kept no trace to show"
-    assert json.loads(response.context["trace_json"]) == record.trace
-    assert "\n  " in response.context["trace_json"]  # indented, not one long line
+    assert len(view.rows) == record.candidates_considered
+    first = view.rows[0]
+    assert first.origin == "pinned" and first.excerpt.startswith("Pinned: billing questions")
+    assert first.layer_name == "Billing"
+    hit = next(row for row in view.rows if row.excerpt.startswith("Invoices are generated"))
+    assert "keyword" in hit.origin and dict(hit.parts)["relevance"]
+    assert any(row.decision_text == "left out: did not fit the token budget" for row in view.rows)
+    assert any(row.decision_text.startswith("included at full") for row in view.rows)
+    html = response.content.decode()
+    for stage in ("resolve the request", "keyword search", "ranking", "packing"):
+        assert stage in html
+    assert 'id="trace-table"' in html
 
 
-def test_it_shows_superusers_every_workspace(
-    client: Client, tenant: Tenant, other_tenant: Tenant, django_user_model: type[AbstractUser]
+def test_a_cached_answer_links_to_the_trace_it_came_from_and_shows_its_decisions(
+    staff: Client, tenant: Tenant, project: Layer
 ) -> None:
-    root = django_user_model.objects.create_superuser(username="root", password="x" * 12)
-    ids = [assemble(tenant, "billing"), assemble(other_tenant, "shipping")]
-    client.force_login(root)
-    html = client.get("/console/").content.decode()
-    assert all(f"/console/traces/{trace_id}/" in html for trace_id in ids)
+    original = assemble(tenant, project, "invoices")
+    assemble(tenant, project, "invoices")
+    hit = AssemblyRecord.objects.get(request__cached_from=original)
+    response = staff.get(f"/console/traces/{hit.trace_id}/")
+    html = response.content.decode()
+    assert f'href="/console/traces/{original}/"' in html
+    assert "Served from the assembly cache" in html
+    assert len(response.context["view"].rows) == AssemblyRecord.objects.get(trace_id=original).candidates_considered
 
 
-def test_it_lists_assemblies_in_a_constant_number_of_queries(
-    client: Client, staff: AbstractUser, tenant: Tenant, django_assert_max_num_queries: object
-) -> None:
-    for index in range(8):
-        assemble(tenant, f"topic {index}")
-    client.force_login(staff)
-    client.get("/console/")  # the first page of a session also looks up where to land
-    # session, user, workspaces, records, and the layout's workspace switcher (workspaces with roles)
-    with django_assert_max_num_queries(5):  # type: ignore[operator]
-        assert client.get("/console/").status_code == 200
+@override_settings(ASSEMBLY_CACHE_SECONDS=0)
+def test_replay_runs_the_request_again_and_shows_the_difference(staff: Client, tenant: Tenant, project: Layer) -> None:
+    trace_id = assemble(tenant, project, "when are invoices generated", token_budget=200)
+    items_create(layer=project, items=[ItemInput(kind="memory", type="fact", content="Invoices moved to 03:00 UTC.")])
+    fragment = staff.post(f"/console/traces/{trace_id}/replay/", HTTP_HX_REQUEST="true").content.decode().strip()
+    assert fragment.startswith('<section id="replay"')
+    assert "Invoices moved to 03:00 UTC." in fragment and "added" in fragment
+    page = staff.post(f"/console/traces/{trace_id}/replay/")
+    assert page.status_code == 200 and b'id="trace-table"' in page.content
+    assert AssemblyRecord.objects.count() == 3  # the original and two replays
+
+
+def test_replay_of_a_deleted_layer_says_so(staff: Client, tenant: Tenant, project: Layer) -> None:
+    trace_id = assemble(tenant, project, "invoices")
+    project.delete()
+    fragment = staff.post(f"/console/traces/{trace_id}/replay/", HTTP_HX_REQUEST="true").content.decode()
+    assert "could not run again" in fragment and "layer_not_found" in fragment
+
+
+def test_get_is_not_allowed_on_replay(staff: Client, tenant: Tenant, project: Layer) -> None:
+    trace_id = assemble(tenant, project, "invoices")
+    assert staff.get(f"/console/traces/{trace_id}/replay/").status_code == 405
+
+
+def test_state_dumps_render_and_download_as_json(staff: Client, tenant: Tenant, project: Layer) -> None:
+    page = staff.get("/console/state/").content.decode()
+    assert 'id="schedule"' in page and "embed-pending-items" in page and 'href="?format=json"' in page
+    download = staff.get("/console/state/?format=json")
+    assert download["Content-Disposition"] == 'attachment; filename="state-acme.json"'
+    dump = json.loads(download.content)
+    assert dump["workspace"]["slug"] == "acme" and {row["name"] for row in dump["layers"]} >= {"Billing"}
+    layer_page = staff.get(f"/console/state/{project.pk}/").content.decode()
+    assert "Summary triggers" in layer_page and 'id="state-summaries"' in layer_page
+    layer_dump = json.loads(staff.get(f"/console/state/{project.pk}/?format=json").content)
+    assert layer_dump["layer"]["id"] == project.pk and layer_dump["items"]["total"] == 10
+
+
+def test_an_unknown_trace_is_a_404(staff: Client, db: None) -> None:
+    assert staff.get(f"/console/traces/{uuid.uuid4()}/").status_code == 404

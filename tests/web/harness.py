@@ -157,7 +157,9 @@ def wide_elements(page: Page, *, limit: int = 8) -> list[str]:
 
 def check_page(page: Page) -> None:
     """The two checks every page must pass, at 1440 px for axe then at 390 px for both."""
-    assert axe_violations(page) == [], f"axe at 1440 px on {page.url}"
+    found = axe_violations(page)
+    assert not found, f"axe at 1440 px on {page.url}: {found}"
     fits = no_horizontal_scroll(page)
     assert fits, f"{page.url} scrolls sideways at 390 px: {wide_elements(page)}"
-    assert axe_violations(page) == [], f"axe at 390 px on {page.url}"
+    found = axe_violations(page)
+    assert not found, f"axe at 390 px on {page.url}: {found}"

@@ -80,7 +80,7 @@ def test_it_refuses_a_switch_without_the_csrf_token(people: People) -> None:
 
 
 def test_it_answers_an_htmx_request_of_an_expired_session_with_hx_redirect(db: None) -> None:
-    response = Client().post(
+    response = Client().get(
         "/preview/", {"query": "x"}, HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/preview/?layer=3"
     )
     assert response.status_code == 200

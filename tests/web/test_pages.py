@@ -1,4 +1,4 @@
-"""The pages: login, the layers tree and the HTMX context preview, in both modes."""
+"""The pages: login, the layers tree, the workspace switcher (the preview: test_preview_page.py)."""
 
 from __future__ import annotations
 
@@ -42,17 +42,6 @@ def project(tenant: Tenant) -> Layer:
         ],
     )
     return project
-
-
-def preview_form(layer: Layer, **overrides: str) -> dict[str, str]:
-    return {
-        "layer": str(layer.pk),
-        "query": "invoices billing",
-        "token_budget": "500",
-        "format": "markdown",
-        "model": "gpt-4o",
-        **overrides,
-    }
 
 
 @pytest.mark.parametrize("url", ["/", "/layers/", "/preview/"])
@@ -155,65 +144,3 @@ def test_it_tells_a_user_without_a_workspace_how_to_get_one(
         response = client.get(url)
         assert response.status_code == 200
         assert b"No workspace yet" in response.content
-
-
-def test_it_shows_the_preview_form_with_the_layer_from_the_link_selected(signed_in: Client, project: Layer) -> None:
-    response = signed_in.get(f"/preview/?layer={project.pk}")
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert 'hx-post="/preview/"' in html
-    assert 'action="/preview/"' in html  # works without JavaScript too
-    assert f'<option value="{project.pk}" selected>' in html
-    assert 'id="preview-result"' in html
-
-
-def test_it_assembles_on_a_plain_post_and_renders_the_whole_page(signed_in: Client, project: Layer) -> None:
-    response = signed_in.post("/preview/", preview_form(project))
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "<html" in html
-    assert 'id="chunk-table"' in html
-    assert "Invoices are generated nightly" in html
-    result = response.context["result"]
-    assert 0 < result["total_tokens"] <= 500
-    assert f'<rect class="token-bar-fill" width="{result["used_percent"]}"' in html
-    assert "Project: Billing" in html  # the chunk's layer, by name
-
-
-def test_it_returns_only_the_result_fragment_to_htmx(signed_in: Client, project: Layer) -> None:
-    response = signed_in.post("/preview/", preview_form(project), HTTP_HX_REQUEST="true")
-    assert response.status_code == 200
-    html = response.content.decode().strip()
-    assert html.startswith('<section id="preview-result"')
-    assert "<html" not in html
-    assert "<form" not in html
-    assert 'id="chunk-table"' in html
-    assert "Invoices are generated nightly" in html
-    assert "<pre" in html and "token-bar" in html
-    assert "HX-Request" in response["Vary"]
-
-
-@pytest.mark.parametrize("budget", ["0", "-5", "abc", "", "99999999999"])
-@pytest.mark.parametrize("htmx", [False, True])
-def test_it_shows_a_bad_budget_as_a_form_error_not_a_500(
-    signed_in: Client, project: Layer, budget: str, htmx: bool
-) -> None:
-    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    response = signed_in.post("/preview/", preview_form(project, token_budget=budget), **headers)
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "The context could not be assembled" in html
-    assert "Token budget:" in html
-    assert 'id="chunk-table"' not in html
-
-
-def test_it_shows_a_service_refusal_as_a_form_error(signed_in: Client, project: Layer) -> None:
-    response = signed_in.post("/preview/", preview_form(project, query="  "), HTTP_HX_REQUEST="true")
-    assert response.status_code == 200
-    assert b"(missing_query)" in response.content
-
-
-def test_it_refuses_a_layer_of_another_workspace(signed_in: Client, project: Layer, other_tenant: Tenant) -> None:
-    response = signed_in.post("/preview/", preview_form(other_tenant.root), HTTP_HX_REQUEST="true")
-    assert response.status_code == 200
-    assert b"Select a valid choice" in response.content

@@ -85,6 +85,7 @@ def record_assembled(
         "assembly_cache_hit": False,
         "embedding_cache_hit": outcome.embedding_cache_hit,
         "warnings": list(result.warnings),
+        "partial": result.partial,
         "sampled": sampled,
         "trace": [entry.as_dict() for entry in trace] if sampled else [],
         **record_fields(params=params, resolved=r, chunks=result.chunks),

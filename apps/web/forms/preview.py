@@ -1,4 +1,9 @@
-"""The context preview form: what a person may ask the assembly service from the preview page."""
+"""The context preview's form: everything an agent may ask for that a person would want to try.
+
+Field names are the API's (`POST /api/v1/context/`), so the same query string drives the page, its
+streaming mode (`/preview/stream/`, validated by the API's serializer) and a shared link. Empty
+budget, model and format fall back to the profile, then to the settings, as for an agent.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +13,17 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from apps.assembly.engine import BUILTIN_TEMPLATES
+from apps.assembly.models import OutputTemplate
 from apps.assembly.params import ContextParams
-from apps.layers.models import ItemKind
-from apps.profiles.models import OutputFormat
+from apps.layers.models import ItemKind, Layer, LayerKind
+from apps.profiles.models import AgentProfile, OutputFormat
 from apps.web.layer_tree import LayerRow
-
-
-def _default_budget() -> int:
-    return int(settings.DEFAULT_TOKEN_BUDGET)
-
-
-def _default_model() -> str:
-    return str(settings.DEFAULT_MODEL)
+from apps.workspaces.models import Workspace
 
 
 class PreviewForm(forms.Form):
-    """Layer, query, budget, format, model and kinds; `params()` turns it into ContextParams."""
+    """Layer, query, budget, model, format, profile, agent type, template, conversation, kinds, deadline."""
 
     layer = forms.TypedChoiceField(coerce=int, label="Layer")
     query = forms.CharField(
@@ -31,35 +31,67 @@ class PreviewForm(forms.Form):
         max_length=4000,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What is the agent about to do?"}),
     )
-    token_budget = forms.IntegerField(initial=_default_budget, label="Token budget")
-    format = forms.ChoiceField(choices=OutputFormat.choices, initial=OutputFormat.MARKDOWN)
-    model = forms.CharField(required=False, max_length=100, initial=_default_model)
+    token_budget = forms.IntegerField(required=False, label="Token budget")
+    model = forms.CharField(required=False, max_length=100, label="Model")
+    format = forms.ChoiceField(required=False, label="Format")
+    profile = forms.ChoiceField(required=False, label="Agent profile")
+    agent_type = forms.CharField(required=False, max_length=100, label="Agent type")
+    template = forms.ChoiceField(required=False, label="Template")
+    conversation_id = forms.ChoiceField(required=False, label="Conversation")
     kinds = forms.MultipleChoiceField(
         choices=ItemKind.choices, required=False, widget=forms.CheckboxSelectMultiple, label="Only these kinds"
     )
+    timeout_ms = forms.IntegerField(
+        required=False, min_value=0, max_value=60_000, label="Deadline (ms)", help_text="0 waits for the whole context"
+    )
 
-    def __init__(self, *args: Any, layers: Sequence[LayerRow], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, workspace: Workspace, layers: Sequence[LayerRow], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        layer_field = self.fields["layer"]
-        assert isinstance(layer_field, forms.TypedChoiceField)
-        layer_field.choices = [(row.id, row.label) for row in layers]
-        budget_field = self.fields["token_budget"]
-        assert isinstance(budget_field, forms.IntegerField)
+        self._choices("layer", [(row.id, row.label) for row in layers])
+        self._choices("format", [("", "The profile's (or markdown)"), *OutputFormat.choices])
+        profiles = AgentProfile.objects.filter(workspace=workspace).order_by("name").values_list("name", flat=True)
+        self._choices("profile", [("", "None"), *((name, name) for name in profiles)])
+        own = list(OutputTemplate.objects.filter(workspace=workspace).order_by("name").values_list("name", flat=True))
+        templates = [*own, *(name for name in sorted(BUILTIN_TEMPLATES) if name not in own)]
+        self._choices("template", [("", "The format's default"), *((name, name) for name in templates)])
+        conversations = (
+            Layer.objects.filter(
+                workspace=workspace,
+                kind__in=[LayerKind.SESSION, LayerKind.MULTI_SESSION],
+                external_id__isnull=False,
+            )
+            .order_by("name")
+            .values_list("external_id", "kind", "name")
+        )
+        self._choices(
+            "conversation_id",
+            [("", "The layer's own"), *((ext, f"{kind}: {name} ({ext})") for ext, kind, name in conversations)],
+        )
         # The range is checked once, by the service (apps/assembly/resolve.py); the browser is only hinted.
-        # The ceiling is a setting, so it is read per form rather than frozen at import.
-        budget_field.widget.attrs.update({"min": 1, "max": settings.MAX_TOKEN_BUDGET})
+        self.fields["token_budget"].widget.attrs.update(
+            {"min": 1, "max": settings.MAX_TOKEN_BUDGET, "placeholder": str(settings.DEFAULT_TOKEN_BUDGET)}
+        )
+        self.fields["model"].widget.attrs["placeholder"] = str(settings.DEFAULT_MODEL)
+        self.fields["timeout_ms"].widget.attrs["placeholder"] = str(settings.ASSEMBLY_TIMEOUT_MS)
+
+    def _choices(self, name: str, choices: list[tuple[Any, str]]) -> None:
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = choices
 
     def params(self) -> ContextParams:
         """The validated form as the service's request (call only after `is_valid()`)."""
         data = self.cleaned_data
         return ContextParams(
             layer_id=data["layer"],
-            layer_external_id=None,
             query=data["query"].strip(),
-            query_vector=None,
-            token_budget=data["token_budget"],
-            model=data["model"].strip() or None,
-            profile=None,
-            format=data["format"],
+            token_budget=data.get("token_budget"),
+            model=(data.get("model") or "").strip() or None,
+            profile=data.get("profile") or None,
+            format=data.get("format") or None,
+            agent_type=(data.get("agent_type") or "").strip(),
+            template=data.get("template") or None,
+            conversation_id=data.get("conversation_id") or None,
             kinds=tuple(data["kinds"]),
+            timeout_ms=data.get("timeout_ms"),
         )

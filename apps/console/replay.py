@@ -1,0 +1,116 @@
+"""Replay: run a recorded request again now and say what changed (chunks added and removed, tokens).
+
+The record keeps the request as resolved (layer, redacted query, budget, model, format, filters,
+agent type, ...), so the replay asks for the same thing against today's content. What the record
+cannot give back is said in `notes`: a query vector (not stored), redacted words of the query, the
+context window and usage that chose the token zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from apps.assembly.models import AssemblyRecord
+from apps.assembly.params import ContextParams
+from apps.assembly.services import context_preview
+from apps.core.errors import InvalidInput
+from apps.web.selectors.candidates import CandidateRow, trace_rows
+
+
+@dataclass(frozen=True)
+class ReplayDiff:
+    """The replay's record and how its context differs from the original's."""
+
+    original_trace_id: str
+    trace_id: str
+    added: list[CandidateRow]
+    removed: list[CandidateRow]
+    kept: int
+    tokens_before: int
+    tokens_after: int
+    partial: bool
+    warnings: list[str]
+    notes: list[str]
+    compared: bool  # False: the original kept no trace (not sampled), only tokens compare
+
+    @property
+    def token_difference(self) -> int:
+        return self.tokens_after - self.tokens_before
+
+    @property
+    def unchanged(self) -> bool:
+        return self.compared and not self.added and not self.removed and self.token_difference == 0
+
+
+def replay_params(*, request: dict[str, Any], layer_id: int | None) -> tuple[ContextParams, list[str]]:
+    """The recorded request as ContextParams, with what could not be restored."""
+    notes: list[str] = []
+    layer = request.get("layer") or layer_id
+    if not layer:
+        raise InvalidInput("the recorded layer no longer exists", code="layer_not_found")
+    query = str(request.get("query") or "")
+    if request.get("query_vector"):
+        notes.append("the original sent a query vector, which is not recorded: the replay searches by the query text")
+    if "[REDACTED" in query:
+        notes.append("the recorded query is redacted: the replay searches with the redaction markers")
+    if request.get("zone") not in (None, "", "normal"):
+        notes.append(
+            f"the original ran in the {request['zone']} zone; its context window and usage are not recorded, "
+            "so the replay runs in the normal zone"
+        )
+    params = ContextParams(
+        layer_id=int(layer),
+        query=query,
+        token_budget=int(request["token_budget"]) if request.get("token_budget") else None,
+        model=request.get("model") or None,
+        profile=request.get("profile") or None,
+        format=request.get("format") or None,
+        kinds=tuple(request.get("kinds") or ()),
+        types=tuple(request.get("types") or ()),
+        agent_type=str(request.get("agent_type") or ""),
+        group_id=str(request.get("group_id") or ""),
+        conversation_id=request.get("conversation_id") or None,
+        ranking=request.get("ranking") or None,
+        template=request.get("template") or None,
+        expand_related=int(request.get("expand_related") or 0),
+    )
+    return params, notes
+
+
+def record_replay(*, record: AssemblyRecord) -> ReplayDiff:
+    """Run `record`'s request now (a cache hit replays its original's) and compare the contexts.
+
+    Raises DomainError when the request cannot run any more (its layer or profile is gone).
+    """
+    original = record
+    request = record.request if isinstance(record.request, dict) else {}
+    if request.get("cached_from"):
+        found = AssemblyRecord.objects.filter(workspace_id=record.workspace_id, trace_id=request["cached_from"]).first()
+        if found is None:
+            raise InvalidInput("the answer this cache hit came from is no longer recorded", code="trace_not_found")
+        original = found
+        request = original.request if isinstance(original.request, dict) else {}
+    params, notes = replay_params(request=request, layer_id=original.layer_id)
+    preview = context_preview(workspace=original.workspace, params=params)
+    result, trace = preview.result, [entry.as_dict() for entry in preview.trace]
+    before = [row for row in trace_rows(workspace_id=record.workspace_id, trace=original.trace or []) if row.included]
+    after = [row for row in trace_rows(workspace_id=record.workspace_id, trace=trace) if row.included]
+    before_keys = {(row.source, row.id) for row in before}
+    after_keys = {(row.source, row.id) for row in after}
+    compared = bool(original.trace) or original.items_included == 0
+    if not compared:
+        notes.append("the original's trace was not sampled (TRACE_SAMPLE_RATE): only the token totals compare")
+    return ReplayDiff(
+        original_trace_id=str(original.trace_id),
+        trace_id=result.trace_id,
+        added=[row for row in after if (row.source, row.id) not in before_keys] if compared else [],
+        removed=[row for row in before if (row.source, row.id) not in after_keys],
+        kept=len(before_keys & after_keys),
+        tokens_before=original.tokens_used,
+        tokens_after=result.total_tokens,
+        partial=result.partial,
+        warnings=list(result.warnings),
+        notes=notes,
+        compared=compared,
+    )

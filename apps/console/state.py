@@ -1,0 +1,215 @@
+"""State dumps for developers: a workspace's and a layer's moving parts, as plain JSON-ready dicts.
+
+The page renders the same dict it offers as a download, so what one reads is what one gets.
+A fixed number of queries per dump (the per-layer figures come from grouped counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from apps.assembly.models import AssemblyRecord
+from apps.conversations.models import Community, GraphState
+from apps.core.models import PeriodicRun
+from apps.core.versions import content_version_peek
+from apps.layers.models import Item, Layer, LayerConfig
+from apps.summaries import caching as summary_cache
+from apps.summaries.config import config_of
+from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
+from apps.summaries.triggers import trigger_reason
+from apps.workspaces.models import Workspace
+from apps.workspaces.selectors import workspace_status
+
+
+def _schedule() -> list[dict[str, Any]]:
+    """The periodic schedule with each task's last run (PeriodicRun), in schedule order."""
+    runs = {run.task: run for run in PeriodicRun.objects.all()}
+    out = []
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        run = runs.get(str(entry["task"]))
+        out.append(
+            {
+                "name": name,
+                "task": entry["task"],
+                "every_seconds": entry["schedule"]
+                if isinstance(entry["schedule"], int | float)
+                else str(entry["schedule"]),
+                "runs": run.runs if run else 0,
+                "failures": run.failures if run else 0,
+                "last_started_at": run.last_started_at if run else None,
+                "last_finished_at": run.last_finished_at if run else None,
+                "last_ok": run.last_ok if run else None,
+                "last_error": run.last_error if run else "",
+            }
+        )
+    return out
+
+
+def _provider_health(workspace: Workspace) -> dict[str, Any]:
+    health = ProviderHealth.objects.filter(workspace=workspace).first()
+    return {
+        "summary_provider": settings.SUMMARY_PROVIDER,
+        "summary_llm_model": settings.SUMMARY_LLM_MODEL if settings.SUMMARY_PROVIDER == "llm" else None,
+        "consecutive_llm_failures": health.consecutive_failures if health else 0,
+        "alert_after": settings.SUMMARY_LLM_ALERT_AFTER,
+        "last_error": health.last_error if health else "",
+        "last_failure_at": health.last_failure_at if health else None,
+    }
+
+
+def _usage_today(workspace: Workspace, now: datetime) -> dict[str, Any]:
+    usage = SummaryUsage.objects.filter(workspace=workspace, day=now.date()).first()
+    return {
+        "day": now.date().isoformat(),
+        "calls": usage.calls if usage else 0,
+        "tokens": (usage.prompt_tokens + usage.completion_tokens) if usage else 0,
+        "usd": round(usage.usd, 6) if usage else 0.0,
+        "daily_token_budget": settings.SUMMARY_DAILY_TOKEN_BUDGET,
+        "daily_usd_budget": settings.SUMMARY_DAILY_USD_BUDGET,
+    }
+
+
+def _cache_status(workspace: Workspace) -> dict[str, Any]:
+    return {
+        "backend": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
+        "assembly_cache_seconds": settings.ASSEMBLY_CACHE_SECONDS,
+        "content_version": content_version_peek(workspace.pk),
+        "summary_cache_seconds": settings.SUMMARY_CACHE_SECONDS,
+        "query_embedding_cache_seconds": settings.QUERY_EMBEDDING_CACHE_SECONDS,
+    }
+
+
+def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dict[str, Any]:
+    """The workspace: counts, embedding backlog, queue, providers and their health, LLM spend today,
+    caches, the periodic schedule with its last runs, and every layer's summary and item figures."""
+    now = now or timezone.now()
+    layers = list(
+        Layer.objects.filter(workspace=workspace)
+        .annotate(
+            item_count=Count("items", distinct=True),
+            pending=Count("items", filter=Q(items__embedding__isnull=True), distinct=True),
+        )
+        .order_by("id")
+    )
+    configs = {row.layer_id: row for row in LayerConfig.objects.filter(layer__workspace=workspace)}
+    summaries: dict[int, dict[str, Any]] = {}
+    for layer_id, depth, stale, generated_at in Summary.objects.filter(
+        workspace=workspace, personalized_for__isnull=True
+    ).values_list("layer_id", "depth", "stale", "generated_at"):
+        entry = summaries.setdefault(layer_id, {"depths": [], "stale": False, "generated_at": None})
+        entry["depths"].append(depth)
+        entry["stale"] = entry["stale"] or stale
+        entry["generated_at"] = max(filter(None, [entry["generated_at"], generated_at]))
+    layer_rows = []
+    for layer in layers:
+        config = config_of(layer=layer, stored=configs.get(layer.pk))
+        layer_rows.append(
+            {
+                "id": layer.pk,
+                "kind": layer.kind,
+                "name": layer.name,
+                "external_id": layer.external_id,
+                "parent": layer.parent_id,
+                "items": layer.item_count,  # annotated above
+                "items_pending_embedding": layer.pending,
+                "summaries": sorted(summaries.get(layer.pk, {}).get("depths", [])),
+                "summaries_stale": summaries.get(layer.pk, {}).get("stale", False),
+                "summarized_at": summaries.get(layer.pk, {}).get("generated_at"),
+                "changes_since_summary": config.changes_since_summary,
+                "update_on_changes": config.update_on_changes,
+                "due": trigger_reason(config, now=now),
+            }
+        )
+    return {
+        "kind": "workspace",
+        "generated_at": now,
+        "workspace": {"slug": workspace.slug, "name": workspace.name, "created_at": workspace.created_at},
+        "status": workspace_status(workspace=workspace),
+        "provider_health": _provider_health(workspace),
+        "summary_llm_usage_today": _usage_today(workspace, now),
+        "cache": _cache_status(workspace),
+        "schedule": _schedule(),
+        "assemblies_last_24h": AssemblyRecord.objects.filter(
+            workspace=workspace, created_at__gte=now - timedelta(days=1)
+        ).count(),
+        "layers": layer_rows,
+    }
+
+
+def layer_state(*, layer: Layer, now: datetime | None = None) -> dict[str, Any]:
+    """One layer: its effective config and trigger counters, its summaries (hash, provider, stale,
+    cache entry), its items and their embedding backlog, its conversation graph and recent use."""
+    now = now or timezone.now()
+    config = config_of(layer=layer)
+    stored = LayerConfig.objects.filter(layer=layer).exists()
+    items = Item.objects.filter(layer=layer)
+    by_kind = dict(items.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
+    summary_rows = list(
+        Summary.objects.filter(layer=layer).select_related("personalized_for").order_by("personalized_for_id", "depth")
+    )
+    graph = GraphState.objects.filter(layer=layer).first()
+    due = trigger_reason(config, now=now)
+    next_by_time = (
+        config.last_summarized_at + timedelta(seconds=config.update_interval_seconds)
+        if config.last_summarized_at
+        else None
+    )
+    return {
+        "kind": "layer",
+        "generated_at": now,
+        "layer": {
+            "id": layer.pk,
+            "kind": layer.kind,
+            "name": layer.name,
+            "external_id": layer.external_id,
+            "parent": layer.parent_id,
+            "workspace": layer.workspace.slug,
+            "created_at": layer.created_at,
+        },
+        "config": {**asdict(config), "stored": stored, "personalized": config.personalized},
+        "trigger": {
+            "changes_since_summary": config.changes_since_summary,
+            "update_on_changes": config.update_on_changes,
+            "last_summarized_at": config.last_summarized_at,
+            "next_by_time_at": next_by_time,
+            "due_now": due,
+        },
+        "summaries": [
+            {
+                "depth": row.depth,
+                "for": row.personalized_for.get_username() if row.personalized_for else None,
+                "provider": row.provider,
+                "source_hash": row.source_hash,
+                "token_count": row.token_count,
+                "generated_at": row.generated_at,
+                "stale": row.stale,
+                "text": row.text,
+            }
+            for row in summary_rows
+        ],
+        "cache": {
+            "summary_entry_cached": summary_cache.get(layer.pk, None) is not None,
+            "summary_cache_seconds": settings.SUMMARY_CACHE_SECONDS,
+        },
+        "items": {
+            "total": sum(by_kind.values()),
+            "by_kind": by_kind,
+            "pending_embedding": items.filter(embedding__isnull=True).count(),
+            "pinned": items.filter(pinned=True).count(),
+        },
+        "conversation": {
+            "communities": Community.objects.filter(layer=layer).count(),
+            "graph_computed_at": graph.computed_at if graph else None,
+            "graph_messages": graph.message_count if graph else None,
+            "graph_pending_embeddings": graph.pending_embeddings if graph else None,
+        },
+        "assemblies_last_24h": AssemblyRecord.objects.filter(
+            layer=layer, created_at__gte=now - timedelta(days=1)
+        ).count(),
+    }

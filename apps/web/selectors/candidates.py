@@ -1,0 +1,178 @@
+"""Decision-trace entries made readable: every candidate with its text, layer, origin, score parts and decision.
+
+A trace keeps, per candidate, ids and numbers only; the text comes from the rows themselves
+(items, layer summaries, error patterns, communities), one query per source whatever the
+number of candidates. Used by the preview (what was left out) and the console's trace page.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from apps.conversations.models import Community
+from apps.error_patterns.models import ErrorPattern
+from apps.layers.models import Item, Layer
+from apps.summaries.models import Summary
+
+EXCERPT_CHARS = 220
+# The parts of a score in the order the table shows them (engine/rank.py); the others follow by name.
+PART_ORDER = (
+    "relevance",
+    "vector_similarity",
+    "vector_rank",
+    "keyword_score",
+    "keyword_rank",
+    "recency",
+    "importance",
+    "confidence",
+    "priority",
+    "group",
+    "agent_type",
+    "helpfulness",
+    "focus",
+    "distance",
+    "pinned",
+)
+RANK_PARTS = frozenset({"vector_rank", "keyword_rank"})
+REASONS = {
+    "over_budget": "did not fit the token budget",
+    "over_limit": "over its kind's package limit",
+    "zone": "the token zone allows no more",
+    "duplicate": "a duplicate of a candidate above",
+    "hidden_by_distance": "too far back in the conversation",
+    "filtered": "outside the named conversation",
+    "in_community": "its community's summary stands in for it",
+}
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    """One candidate as the trace table shows it."""
+
+    rank: int
+    source: str
+    id: int
+    origin: str  # vector | keyword | vector + keyword | pinned | hint | summary | related | conversation
+    kind: str
+    type: str
+    layer_id: int
+    layer_name: str
+    excerpt: str
+    score: float
+    parts: tuple[tuple[str, str], ...]  # (name, formatted value)
+    decision: str  # included | truncated | excluded
+    depth: str
+    reason: str
+    tokens: int
+
+    @property
+    def included(self) -> bool:
+        return self.decision in ("included", "truncated")
+
+    @property
+    def decision_text(self) -> str:
+        if self.decision == "included":
+            return f"included at {self.depth}"
+        if self.decision == "truncated":
+            return f"included at {self.depth}, {self.reason}"
+        return f"left out: {REASONS.get(self.reason, self.reason.replace('_', ' '))}"
+
+
+def origin_of(entry: dict[str, Any]) -> str:
+    """Where a candidate came from, from its trace entry (the engine's `origin` when it records one)."""
+    if entry.get("origin"):
+        return str(entry["origin"])
+    source, parts = entry.get("source"), entry.get("parts") or {}
+    if source == "error_hint":
+        return "hint"
+    if source == "summary":
+        return "summary"
+    if source == "community":
+        return "conversation"
+    if parts.get("pinned"):
+        return "pinned"
+    searches = [name for name in ("vector", "keyword") if f"{name}_rank" in parts]
+    if searches:
+        return " + ".join(searches)
+    if entry.get("kind") == "message":  # the conversation window or a turn next to a message hit
+        return "conversation"
+    return "related"
+
+
+def _format_part(name: str, value: float) -> str:
+    return str(int(value)) if name in RANK_PARTS or name == "pinned" else f"{value:.3f}"
+
+
+def _parts(parts: dict[str, float]) -> tuple[tuple[str, str], ...]:
+    names = [n for n in PART_ORDER if n in parts] + sorted(n for n in parts if n not in PART_ORDER)
+    return tuple((name, _format_part(name, float(parts[name]))) for name in names)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+
+
+def candidate_texts(*, workspace_id: int, keys: set[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """An excerpt for each (source, id): items, layer summaries, error-pattern hints, communities."""
+    wanted: dict[str, list[int]] = defaultdict(list)
+    for source, key_id in keys:
+        wanted[source].append(key_id)
+    out: dict[tuple[str, int], str] = {}
+    if wanted.get("item"):
+        for item_id, title, content in Item.objects.filter(
+            workspace_id=workspace_id, pk__in=wanted["item"]
+        ).values_list("id", "title", "content"):
+            out[("item", item_id)] = _clip(f"{title}: {content}" if title else content)
+    if wanted.get("summary"):
+        order = {"detailed": 0, "paragraph": 1, "sentence": 2}
+        rows = Summary.objects.filter(
+            workspace_id=workspace_id, layer_id__in=wanted["summary"], personalized_for__isnull=True
+        ).values_list("layer_id", "depth", "text")
+        for layer_id, _depth, text in sorted(rows, key=lambda row: order.get(row[1], 9)):
+            out.setdefault(("summary", layer_id), _clip(text))
+    if wanted.get("error_hint"):
+        for pattern_id, signature, solution in ErrorPattern.objects.filter(
+            workspace_id=workspace_id, pk__in=wanted["error_hint"]
+        ).values_list("id", "signature", "solution"):
+            out[("error_hint", pattern_id)] = _clip(f"{signature} → {solution}")
+    if wanted.get("community"):
+        for community_id, title, summary in Community.objects.filter(
+            workspace_id=workspace_id, pk__in=wanted["community"]
+        ).values_list("id", "title", "summary"):
+            out[("community", community_id)] = _clip(f"{title}: {summary}")
+    return out
+
+
+def trace_rows(*, workspace_id: int, trace: list[dict[str, Any]]) -> list[CandidateRow]:
+    """Every trace entry as a row, in the engine's order (packing order: pinned, hints, then score)."""
+    keys = {(str(entry["source"]), int(entry["id"])) for entry in trace}
+    texts = candidate_texts(workspace_id=workspace_id, keys=keys)
+    layer_ids = {int(entry["layer"]) for entry in trace if entry.get("layer") is not None}
+    names = dict(Layer.objects.filter(workspace_id=workspace_id, pk__in=layer_ids).values_list("id", "name"))
+    rows = []
+    for index, entry in enumerate(trace, start=1):
+        key = (str(entry["source"]), int(entry["id"]))
+        layer_id = int(entry.get("layer") or 0)
+        rows.append(
+            CandidateRow(
+                rank=index,
+                source=key[0],
+                id=key[1],
+                origin=origin_of(entry),
+                kind=str(entry.get("kind") or ""),
+                type=str(entry.get("type") or ""),
+                layer_id=layer_id,
+                layer_name=names.get(layer_id, f"layer {layer_id} (deleted)"),
+                excerpt=texts.get(key, "(no longer stored)"),
+                score=float(entry.get("score") or 0.0),
+                parts=_parts(entry.get("parts") or {}),
+                decision=str(entry.get("decision") or ""),
+                depth=str(entry.get("depth") or ""),
+                reason=str(entry.get("reason") or ""),
+                tokens=int(entry.get("tokens") or 0),
+            )
+        )
+    return rows

@@ -1,0 +1,81 @@
+"""A session's trajectory: its assemblies turn by turn, tokens by kind, zones, and what entered and left."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.assembly.params import ContextParams
+from apps.assembly.services import context_assemble
+from apps.layers.services import ItemInput, items_create
+from apps.web.selectors.trajectory import session_trajectory
+from tests.conftest import Tenant
+from tests.web.sessions_data import Conversation, conversation_create
+
+
+@pytest.fixture
+def chat(tenant: Tenant) -> Conversation:
+    conversation = conversation_create(workspace=tenant.workspace, parent=tenant.root)
+    items_create(
+        layer=conversation.layer,
+        items=[ItemInput(kind="memory", type="fact", content="The payment queue retries three times.")],
+    )
+    return conversation
+
+
+def assemble(tenant: Tenant, chat: Conversation, **params: object) -> str:
+    result = context_assemble(
+        workspace=tenant.workspace,
+        params=ContextParams(layer_id=chat.layer.pk, timeout_ms=0, **params),  # type: ignore[arg-type]
+    )
+    return result.trace_id
+
+
+def test_it_lists_assemblies_in_time_order_with_tokens_by_kind_and_what_moved(
+    tenant: Tenant, chat: Conversation
+) -> None:
+    first = assemble(tenant, chat, query="payment queue retries", token_budget=300)
+    second = assemble(tenant, chat, query="payment queue retries", token_budget=2000)
+    third = assemble(
+        tenant, chat, query="dashboards tomorrow", token_budget=2000, context_window=4000, tokens_used=2500
+    )
+    trajectory = session_trajectory(layer=chat.layer)
+    assert [turn.trace_id for turn in trajectory.turns] == [first, second, third]
+    one, two, three = trajectory.turns
+    assert "message" in one.tokens_by_kind
+    for turn in trajectory.turns:
+        assert 0 < sum(turn.tokens_by_kind.values()) <= turn.tokens_used <= turn.token_budget
+    assert one.entered and not one.left  # the first turn brings everything in
+    assert len(two.included) > len(one.included)  # a bigger budget holds more
+    assert set(two.entered) == set(two.included - one.included)
+    assert set(two.left) == set(one.included - two.included)
+    assert (three.zone, three.zone_changed) == ("soft_warning", True)
+    assert all(trajectory.labels[key] for key in (*two.entered, *two.left))
+    assert trajectory.max_tokens >= max(turn.token_budget for turn in trajectory.turns)
+
+
+def test_a_cache_hit_shows_the_tokens_of_the_answer_it_came_from(tenant: Tenant, chat: Conversation) -> None:
+    original = assemble(tenant, chat, query="payment queue retries", token_budget=500)
+    repeat = assemble(tenant, chat, query="payment queue retries", token_budget=500)
+    assert repeat == original  # a cached answer names the trace it came from
+    turns = session_trajectory(layer=chat.layer).turns
+    assert len(turns) == 2
+    assert turns[1].cached
+    assert turns[1].tokens_by_kind == turns[0].tokens_by_kind
+    assert turns[1].included == turns[0].included
+    assert not turns[1].entered and not turns[1].left
+
+
+def test_it_leaves_other_sessions_out(tenant: Tenant, chat: Conversation) -> None:
+    other = conversation_create(workspace=tenant.workspace, parent=tenant.root, external_id="chat-2")
+    assemble(tenant, other, query="payment queue retries", token_budget=300)
+    assert session_trajectory(layer=chat.layer).turns == []
+    assert len(session_trajectory(layer=other.layer).turns) == 1
+
+
+def test_it_reads_a_long_trajectory_in_a_fixed_number_of_queries(
+    tenant: Tenant, chat: Conversation, django_assert_max_num_queries: object
+) -> None:
+    for budget in (200, 400, 600, 800, 1000, 1200):
+        assemble(tenant, chat, query="payment queue retries", token_budget=budget)
+    with django_assert_max_num_queries(4):  # type: ignore[operator]
+        assert len(session_trajectory(layer=chat.layer).turns) == 6
