@@ -29,9 +29,11 @@ class StreamEvent(TypedDict):
 def request_from_query_string(query: QueryDict) -> dict[str, Any]:
     """The JSON-body equivalent of a query string: list fields repeated or comma-separated
     (`kinds=memory,spec` or `kinds=memory&kinds=spec`), other fields the last value given;
-    empty values count as absent, unknown names are ignored like unknown body keys."""
-    request: dict[str, Any] = {}
-    for name, field in ContextApi.Input().fields.items():
+    empty values count as absent; unknown names are kept, so the serializer refuses them as it
+    refuses unknown body keys (400 `unknown_fields`)."""
+    fields = ContextApi.Input().fields
+    request: dict[str, Any] = {name: query.get(name, "") for name in query if name not in fields}
+    for name, field in fields.items():
         if isinstance(field, serializers.ListField):
             parts = [part.strip() for value in query.getlist(name) for part in value.split(",")]
             if parts := [part for part in parts if part]:

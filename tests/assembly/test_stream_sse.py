@@ -10,6 +10,7 @@ from asgiref.sync import async_to_sync
 from django.http import QueryDict, StreamingHttpResponse
 
 from apps.assembly.streaming import context_params, request_from_query_string
+from apps.core.serializers import UnknownFields
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from tests.conftest import Tenant
@@ -133,7 +134,7 @@ def test_it_answers_404_for_a_layer_of_another_workspace(tenant: Tenant, other_t
 
 
 def test_it_reads_a_query_string_into_the_fields_of_the_json_body() -> None:
-    query = QueryDict("layer=7&query=a+b&kinds=spec,memory&kinds=document&types=&model=&token_budget=50&x=1")
+    query = QueryDict("layer=7&query=a+b&kinds=spec,memory&kinds=document&types=&model=&token_budget=50")
     assert request_from_query_string(query) == {
         "layer": "7",
         "query": "a b",
@@ -142,3 +143,7 @@ def test_it_reads_a_query_string_into_the_fields_of_the_json_body() -> None:
     }
     params = context_params(request=request_from_query_string(query))
     assert (params.layer_id, params.kinds, params.token_budget) == (7, ("spec", "memory", "document"), 50)
+    unknown = request_from_query_string(QueryDict("layer=7&query=x&tokn_budget=50"))
+    assert unknown["tokn_budget"] == "50"  # kept, so that the serializer refuses it like an unknown body key
+    with pytest.raises(UnknownFields):
+        context_params(request=unknown)

@@ -135,15 +135,19 @@ ROOT = -1  # stands for the tenant's company layer in the bodies below
         ("PATCH", "/api/v1/layers/{root}/", {"nmae": "typo"}),
         ("POST", "/api/v1/profiles/", {"name": "p", "tokn_budget": 100}),
         ("POST", "/api/v1/strategies/", {"layer": ROOT, "content": "x", "helpfullness": 0.9}),
-        ("POST", "/api/v1/keys/", {"name": "k", "colour": "red"}),
+        ("POST", "/api/v1/redaction/allowlist/", {"kind": "exact", "value": "v", "colour": "red"}),
+        ("GET", "/api/v1/context/stream", {"layer": ROOT, "query": "backups", "tokn_budget": 100}),
     ],
 )
 def test_it_refuses_unknown_fields_everywhere(tenant: Tenant, method: str, path: str, body: dict[str, Any]) -> None:
     body = {key: tenant.root.pk if value == ROOT else value for key, value in body.items()}
     name_before = Layer.objects.get(pk=tenant.root.pk).name
-    response = tenant.client.generic(
-        method, path.format(root=tenant.root.pk), data=json.dumps(body), content_type="application/json"
-    )
+    if method == "GET":  # the SSE endpoint takes the body's fields as its query string
+        response = tenant.client.get(path, body)
+    else:
+        response = tenant.client.generic(
+            method, path.format(root=tenant.root.pk), data=json.dumps(body), content_type="application/json"
+        )
     assert response.status_code == 400 and code_of(response) == "unknown_fields", response.json()
     assert response.json()["error"]["details"]["fields"] in (["tokn_budget"], ["colour"], ["nmae"], ["helpfullness"])
     assert Layer.objects.get(pk=tenant.root.pk).name == name_before
