@@ -129,3 +129,19 @@ async def test_it_answers_unstorable_or_deep_messages_with_an_error_and_stays_op
             await communicator.send_json_to({"type": "query", "layer": -1, "query": "x", "tokn_budget": 5})
             assert (await communicator.receive_json_from(timeout=10))["error"]["code"] == "unknown_fields"
         await communicator.disconnect()
+
+
+async def test_each_message_counts_against_the_keys_rate(settings: object) -> None:
+    settings.RATE_LIMIT_API_KEY = (3, 60)  # type: ignore[attr-defined]
+    tenant = await sync_to_async(make_tenant)("ws")
+    communicator = WebsocketCommunicator(
+        application, "/ws/v1/status/", headers=[(b"authorization", f"Bearer {tenant.secret}".encode())]
+    )
+    assert (await communicator.connect())[0]  # the connection is the first hit
+    replies = []
+    for _ in range(3):
+        await communicator.send_json_to({"type": "status"})
+        replies.append(await communicator.receive_json_from(timeout=10))
+    assert [r["type"] for r in replies] == ["status", "status", "error"]
+    assert replies[-1]["error"]["code"] == "rate_limited" and 1 <= replies[-1]["error"]["details"]["retry_after"] <= 60
+    await communicator.disconnect()
