@@ -325,6 +325,8 @@ CELERY_BEAT_SCHEDULE = {
     # Conversation communities of layers whose messages changed or got their embeddings (seed 002).
     "sweep-communities": {"task": "apps.conversations.tasks.sweep_communities", "schedule": 60.0},
     "expire-idempotency-keys": {"task": "apps.workspaces.tasks.expire_idempotency_keys", "schedule": 3600.0},
+    # The dashboard's per-minute assembly rollups (apps/web/rollup.py), from a watermark.
+    "rollup-assemblies": {"task": "apps.web.tasks.rollup_assemblies", "schedule": 60.0},
 }
 
 # --- Assembly engine (issue 3) -------------------------------------------------------------------

@@ -37,6 +37,10 @@ class AssemblyRecord(models.Model):
     timings = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     partial = models.BooleanField(default=False, help_text="The deadline passed; part of the context was missing.")
+    zone = models.CharField(max_length=16, blank=True, default="", help_text="The token zone of the request.")
+    # [[item kind, layer id, tokens], ...] for every chunk sent, sampled or not: the dashboard's
+    # tokens by item kind and by layer kind (apps/web/rollup.py) read it, never the trace.
+    chunk_tokens = models.JSONField(default=list, blank=True)
     sampled = models.BooleanField(default=True, help_text="Whether the per-candidate trace was kept.")
     trace = models.JSONField(default=list, blank=True)
     # Consumption scope (seed 001): which packages went to which session, group, agent type and
@@ -56,6 +60,12 @@ class AssemblyRecord(models.Model):
             # Consumption stats read only the assemblies that injected packages.
             models.Index(
                 fields=["workspace", "agent_type"], condition=~Q(injected_packages=[]), name="assembly_with_packages"
+            ),
+            # The dashboard's consumption rollup reads the assemblies reported after its time watermark.
+            models.Index(
+                fields=["consumption_reported_at"],
+                condition=Q(consumption_reported_at__isnull=False),
+                name="assembly_reported",
             ),
         ]
 

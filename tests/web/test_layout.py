@@ -119,5 +119,5 @@ def test_it_orders_roles_viewer_operator_admin() -> None:
 
 def test_it_says_how_to_get_data_on_an_empty_dashboard(people: People) -> None:
     html = signed_in("vera").get("/").content.decode()
-    assert "No assemblies in the last 24 hours." in html
+    assert "No context was assembled here in the last 24 hours." in html
     assert "POST /api/v1/context/" in html

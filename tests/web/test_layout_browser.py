@@ -59,6 +59,6 @@ def test_it_draws_the_dashboard_chart_from_the_vendored_library(
 ) -> None:
     page = new_page(browser)
     login(page, live_server.url, people.viewer)
-    expect(page.locator("#assemblies-hourly .chart canvas")).to_be_visible()
+    expect(page.locator("#chart-rate .chart canvas")).to_be_visible()
     assert page.evaluate("typeof uPlot") == "function"
     check_page(page)

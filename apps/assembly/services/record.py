@@ -9,11 +9,13 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 
+from apps.assembly.engine.types import Chunk
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.results import ContextResult
@@ -31,6 +33,11 @@ def _insert(**fields: Any) -> None:
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL synchronous_commit = off")
         AssemblyRecord.objects.create(**fields)
+
+
+def chunk_tokens(chunks: Iterable[Chunk]) -> list[list[Any]]:
+    """Each chunk's item kind, layer id and tokens, for the dashboard's token mix."""
+    return [[chunk.kind, chunk.layer, chunk.tokens] for chunk in chunks]
 
 
 def stored_query(*, workspace_id: int, query: str) -> str:
@@ -86,6 +93,8 @@ def record_assembled(
         "embedding_cache_hit": outcome.embedding_cache_hit,
         "warnings": list(result.warnings),
         "partial": result.partial,
+        "zone": result.zone,
+        "chunk_tokens": chunk_tokens(result.chunks),
         "sampled": sampled,
         "trace": [entry.as_dict() for entry in trace] if sampled else [],
         **record_fields(params=params, resolved=r, chunks=result.chunks),
@@ -123,6 +132,8 @@ def record_cache_hit(
         assembly_cache_hit=True,
         embedding_cache_hit=None,
         warnings=list(result.warnings),
+        zone=result.zone,
+        chunk_tokens=chunk_tokens(result.chunks),
         timings={"cache": elapsed_ms},
         sampled=False,
         trace=[],

@@ -1,27 +1,85 @@
-"""The dashboard of the current workspace."""
+"""The dashboard of the current workspace, over 1 hour, 24 hours, 7 days or 30 days."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 
+from apps.core.htmx import render_page_or_partial
 from apps.web.access import workspace_view
 from apps.web.charts import Chart, Series
-from apps.web.selectors.overview import workspace_overview
+from apps.web.selectors.dashboard import DEFAULT_RANGE, RANGES, Dashboard, dashboard_figures
 from apps.web.workspace_choice import WorkspaceAccess
 
 
 @workspace_view()
 def dashboard(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
-    """The workspace at a glance: its content, its embedding backlog and its recent assemblies."""
+    """Figures and charts of the range in `?range=` (htmx swaps only #dashboard when it changes)."""
     assert access.current is not None
-    overview = workspace_overview(workspace=access.current)
-    hourly = Chart(
-        id="assemblies-hourly",
-        title="Assemblies per hour, last 24 hours",
-        x=[int(hour.timestamp()) for hour, _ in overview.hourly],
-        series=[Series(label="Assemblies", values=[float(n) for _, n in overview.hourly])],
-        kind="bars",
-    )
-    context = {"overview": overview, "hourly": hourly, "crumbs": [("Dashboard", None)]}
-    return render(request, "web/dashboard/page.html", context)
+    key = request.GET.get("range", DEFAULT_RANGE)
+    key = key if key in RANGES else DEFAULT_RANGE
+    figures = dashboard_figures(workspace=access.current, range_key=key)
+    context = {
+        "figures": figures,
+        "totals": figures.totals,
+        "charts": charts_of(figures),
+        "ranges": RANGES.values(),
+        "crumbs": [("Dashboard", None)],
+    }
+    return render_page_or_partial(request, "web/dashboard/page.html", "figures", context)
+
+
+def charts_of(f: Dashboard) -> list[Chart]:
+    """The dashboard's charts, in reading order."""
+    per = f.range.step.total_seconds() / 60
+    step = f"per {int(per)} min" if per < 60 else f"per {int(per // 60)} h"
+    return [
+        Chart("chart-rate", "Assemblies per minute", f.buckets, [Series("Assemblies / min", f.per_minute)]),
+        Chart(
+            "chart-latency",
+            "Assembly latency",
+            f.buckets,
+            [Series("p50", f.p50_ms), Series("p95", f.p95_ms)],
+            unit="ms",
+        ),
+        Chart(
+            "chart-item-kind",
+            f"Tokens injected by item kind ({step})",
+            f.buckets,
+            [Series(kind, values, stacked=True) for kind, values in f.tokens_by_item_kind.items()],
+        ),
+        Chart(
+            "chart-layer-kind",
+            f"Tokens injected by layer kind ({step})",
+            f.buckets,
+            [Series(kind, values, stacked=True) for kind, values in f.tokens_by_layer_kind.items()],
+        ),
+        Chart(
+            "chart-cache",
+            "Cache hit rates",
+            f.buckets,
+            [
+                Series("Assembly cache", f.assembly_cache_rate),
+                Series("Embedding cache", f.embedding_cache_rate),
+            ],
+            unit="%",
+        ),
+        Chart(
+            "chart-overflow",
+            f"Assemblies with overflow and truncation ({step})",
+            f.buckets,
+            [Series("Left candidates out", list(f.overflowed)), Series("Cut a chunk", list(f.truncated))],
+        ),
+        Chart(
+            "chart-consumption",
+            "Consumption ratio (used / injected packages, SC-003)",
+            f.buckets,
+            [Series("Ratio", f.consumption_ratio)],
+        ),
+        Chart(
+            "chart-hints",
+            f"Error-pattern hints injected ({step})",
+            f.buckets,
+            [Series("Hints", list(f.hints_injected))],
+            kind="bars",
+        ),
+    ]

@@ -1,0 +1,132 @@
+"""The dashboard: figures from the rollups plus the raw tail, in a constant number of queries."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.assembly.models import AssemblyRecord
+from apps.layers.services import layer_create
+from apps.web.models import AssemblyRollup, Span
+from apps.web.rollup import rollup_catch_up
+from apps.web.selectors.dashboard import dashboard_figures
+from tests.conftest import Tenant
+from tests.web.conftest import People
+from tests.web.harness import PASSWORD
+
+
+def make_records(tenant: Tenant, count: int, *, minutes_ago: float, agent_types: int = 2) -> list[AssemblyRecord]:
+    project = layer_create(
+        workspace=tenant.workspace, kind="project", name=f"P{count}{minutes_ago}", parent=tenant.root
+    )
+    records = AssemblyRecord.objects.bulk_create(
+        AssemblyRecord(
+            workspace=tenant.workspace,
+            layer=project,
+            request={},
+            model="gpt-4o",
+            encoding="o200k_base",
+            tokens_used=100,
+            token_budget=200,
+            items_included=2,
+            elapsed_ms=float(10 + i % 10),
+            assembly_cache_hit=i % 4 == 0,
+            embedding_cache_hit=None if i % 4 == 0 else i % 2 == 0,
+            overflow_count=i % 3,
+            truncated_count=1 if i % 5 == 0 else 0,
+            zone="green",
+            agent_type=f"agent-{i % agent_types}",
+            chunk_tokens=[["memory", project.pk, 60], ["spec", tenant.root.pk, 40]],
+        )
+        for i in range(count)
+    )
+    when = timezone.now() - timedelta(minutes=minutes_ago)
+    AssemblyRecord.objects.filter(pk__in=[r.pk for r in records]).update(created_at=when)
+    return records
+
+
+def test_it_counts_rolled_up_and_tail_records_once_each(tenant: Tenant) -> None:
+    make_records(tenant, 40, minutes_ago=90)
+    assert rollup_catch_up() == 40
+    assert rollup_catch_up() == 0  # the watermark moved: nothing twice
+    make_records(tenant, 8, minutes_ago=0)  # younger than the settle time: only in the tail
+    assert rollup_catch_up() == 0
+
+    figures = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    assert figures.totals["assemblies"] == 48
+    assert figures.totals["tokens"] == 4800
+    assert sum(sum(v or 0 for v in values) for values in figures.tokens_by_item_kind.values()) == 48 * 100
+    assert {kind: sum(v or 0 for v in values) for kind, values in figures.tokens_by_layer_kind.items()} == {
+        "project": 48 * 60,
+        "company": 48 * 40,
+    }
+    assert figures.totals["assembly_cache_rate"] == 25.0  # 12 of 48
+    assert figures.totals["embedding_cache_rate"] == 33.3  # 12 of the 36 that looked one up
+    assert dict(figures.agent_types) == {"agent-0": 24, "agent-1": 24}
+    assert 10 * 0.88 <= figures.totals["p50_ms"] <= 15 * 1.12
+    assert dashboard_figures(workspace=tenant.workspace, range_key="1h").totals["assemblies"] == 8
+    assert AssemblyRollup.objects.filter(workspace=tenant.workspace, span=Span.HOUR).exists()
+
+
+def test_it_keeps_workspaces_apart(tenant: Tenant, other_tenant: Tenant) -> None:
+    make_records(tenant, 5, minutes_ago=10)
+    rollup_catch_up()
+    assert dashboard_figures(workspace=other_tenant.workspace, range_key="24h").totals["assemblies"] == 0
+
+
+def test_it_answers_in_the_same_number_of_queries_however_many_records_and_keys(people: People, tenant: Tenant) -> None:
+    client = Client()
+    client.login(username="vera", password=PASSWORD)
+    client.get("/")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/?range=7d").status_code == 200
+        return len(captured)
+
+    make_records(tenant, 3, minutes_ago=200, agent_types=1)
+    make_records(tenant, 2, minutes_ago=0, agent_types=1)
+    few = queries()
+    for hours in range(1, 30, 3):
+        make_records(tenant, 30, minutes_ago=hours * 60, agent_types=7)
+    rollup_catch_up()
+    make_records(tenant, 25, minutes_ago=1, agent_types=5)
+    assert queries() == few
+    assert few <= 16
+
+
+def test_it_swaps_only_the_figures_when_htmx_changes_the_range(people: People) -> None:
+    client = Client()
+    client.login(username="vera", password=PASSWORD)
+    response = client.get("/?range=30d", HTTP_HX_REQUEST="true")
+    html = response.content.decode().strip()
+    assert html.startswith('<section id="dashboard"')
+    assert 'href="?range=30d"' in html and 'aria-current="true">30 days<' in html
+    assert client.get("/?range=bogus").context["figures"].range.key == "24h"
+
+
+@pytest.mark.parametrize("range_key", ["1h", "24h", "7d", "30d"])
+def test_it_draws_every_chart_with_data(tenant: Tenant, range_key: str) -> None:
+    make_records(tenant, 6, minutes_ago=2)
+    figures = dashboard_figures(workspace=tenant.workspace, range_key=range_key)
+    assert figures.totals["assemblies"] == 6
+    assert len(figures.buckets) == len(figures.assemblies) == len(figures.p95_ms)
+
+
+def test_it_reads_the_consumption_ratio_from_rollups_and_reports_after_them(tenant: Tenant) -> None:
+    records = make_records(tenant, 4, minutes_ago=50)
+    AssemblyRecord.objects.filter(pk__in=[r.pk for r in records]).update(
+        injected_packages=[1, 2], used_packages=[1], consumption_reported_at=timezone.now() - timedelta(minutes=40)
+    )
+    rollup_catch_up()
+    late = make_records(tenant, 2, minutes_ago=5)
+    AssemblyRecord.objects.filter(pk__in=[r.pk for r in late]).update(
+        injected_packages=[1, 2], used_packages=[1, 2], consumption_reported_at=timezone.now()
+    )
+    figures = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    assert figures.totals["consumption_ratio"] == round((4 + 4) / (8 + 4), 3)
