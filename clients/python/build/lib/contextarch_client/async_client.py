@@ -1,0 +1,222 @@
+"""`AsyncContextArchitect`: the asynchronous client (httpx.AsyncClient), the same calls as `ContextArchitect`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar, Unpack
+
+import httpx
+
+from contextarch_client import calls, models
+from contextarch_client.bulk import BulkPlan
+from contextarch_client.client import _body_or_raise
+from contextarch_client.config import Config
+from contextarch_client.errors import ConnectionFailed, ContextArchError
+from contextarch_client.params import AttemptParams, ContextParams, HistoryParams, ItemFields
+from contextarch_client.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
+from contextarch_client.sse import SseParser
+
+R = TypeVar("R")
+M = TypeVar("M", bound=models.Model)
+
+
+class AsyncContextArchitect:
+    """The agent API of one workspace, for asyncio. Use `async with`, or `await close()`."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = Config.resolve(base_url, api_key)
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(
+            base_url=self.config.base_url, headers=self.config.headers, timeout=timeout, transport=transport
+        )
+
+    async def __aenter__(self) -> AsyncContextArchitect:
+        return self
+
+    async def __aexit__(
+        self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, call: calls.Call[R]) -> R:
+        attempt = 0
+        while True:
+            attempt += 1
+            retries_left = attempt <= self.retry.max_retries
+            try:
+                response = await self._http.request(call.method, call.path, params=call.params, json=call.body)
+            except httpx.TransportError as exc:
+                refused = isinstance(exc, httpx.ConnectError)
+                if retries_left and (refused or call.idempotent):
+                    await asyncio.sleep(self.retry.delay(attempt))
+                    continue
+                raise ConnectionFailed(str(exc) or type(exc).__name__, code="connection_failed") from exc
+            if response.status_code in RETRY_STATUSES and call.idempotent and retries_left:
+                await asyncio.sleep(self.retry.delay(attempt, retry_after_seconds(response.headers.get("Retry-After"))))
+                continue
+            return call.parse(_body_or_raise(response))
+
+    async def get_context(self, **params: Unpack[ContextParams]) -> models.ContextResult:
+        return await self._send(calls.context(params))
+
+    async def stream_context(self, **params: Unpack[ContextParams]) -> AsyncIterator[models.StreamEvent]:
+        query = calls.context_stream_query(params)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self._http.stream(
+                    "GET", "/api/v1/context/stream", params=query, headers={"Accept": "text/event-stream"}
+                ) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        _body_or_raise(response)
+                    parser = SseParser()
+                    async for line in response.aiter_lines():
+                        event = parser.feed(line)
+                        if event is not None:
+                            yield event
+                    return
+            except httpx.ConnectError as exc:
+                if attempt > self.retry.max_retries:
+                    raise ConnectionFailed(str(exc), code="connection_failed") from exc
+                await asyncio.sleep(self.retry.delay(attempt))
+
+    async def get_trace(self, trace_id: str) -> models.Trace:
+        return await self._send(calls.trace(trace_id))
+
+    async def report_consumption(self, *, trace_id: str, used: Sequence[int]) -> models.ConsumptionRecorded:
+        return await self._send(calls.consumption(trace_id=trace_id, used=used))
+
+    async def search_history(self, **params: Unpack[HistoryParams]) -> models.HistoryResult:
+        return await self._send(calls.history(params))
+
+    async def record_attempt(self, **params: Unpack[AttemptParams]) -> models.AttemptRecorded:
+        return await self._send(calls.attempt(params))
+
+    async def match_error(
+        self, *, error: str, min_confidence: float | None = None, limit: int | None = None
+    ) -> models.ErrorPatternMatches:
+        return await self._send(calls.error_match(error=error, min_confidence=min_confidence, limit=limit))
+
+    async def list_layers(
+        self,
+        *,
+        kind: str | None = None,
+        external_id: str | None = None,
+        parent: int | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> models.Page[models.Layer]:
+        return await self._send(
+            calls.layers_list(kind=kind, external_id=external_id, parent=parent, page=page, page_size=page_size)
+        )
+
+    def iter_layers(
+        self,
+        *,
+        kind: str | None = None,
+        external_id: str | None = None,
+        parent: int | None = None,
+        page_size: int = 100,
+    ) -> AsyncIterator[models.Layer]:
+        return _pages(
+            lambda page: self.list_layers(
+                kind=kind, external_id=external_id, parent=parent, page=page, page_size=page_size
+            )
+        )
+
+    async def get_layer(self, layer_id: int) -> models.Layer:
+        return await self._send(calls.layer_get(layer_id))
+
+    async def create_layer(
+        self, *, kind: str, name: str, parent: int | None = None, external_id: str | None = None
+    ) -> models.Layer:
+        return await self._send(calls.layer_create(kind=kind, name=name, parent=parent, external_id=external_id))
+
+    async def list_items(
+        self,
+        *,
+        layer: int | None = None,
+        kind: str | None = None,
+        type: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> models.Page[models.Item]:
+        return await self._send(calls.items_list(layer=layer, kind=kind, type=type, page=page, page_size=page_size))
+
+    def iter_items(
+        self, *, layer: int | None = None, kind: str | None = None, type: str | None = None, page_size: int = 100
+    ) -> AsyncIterator[models.Item]:
+        return _pages(lambda page: self.list_items(layer=layer, kind=kind, type=type, page=page, page_size=page_size))
+
+    async def get_item(self, item_id: int) -> models.Item:
+        return await self._send(calls.item_get(item_id))
+
+    async def create_item(self, *, layer: int, **fields: Unpack[ItemFields]) -> models.Item:
+        return await self._send(calls.item_create(layer=layer, fields=fields))
+
+    async def create_items(self, *, layer: int, items: Sequence[Mapping[str, Any]]) -> models.BulkCreated:
+        return await self._send(calls.items_bulk(layer=layer, items=items))
+
+    async def bulk_load(
+        self,
+        *,
+        layer: int,
+        items: Iterable[Mapping[str, Any]],
+        chunk_size: int = 500,
+        progress: bool = True,
+        wait: bool = True,
+        timeout: float = 600.0,
+    ) -> models.BulkLoadResult:
+        plan = BulkPlan(items=list(items), chunk_size=chunk_size, progress=progress)
+        for chunk in plan.chunks():
+            try:
+                plan.done(chunk, (await self.create_items(layer=layer, items=chunk)).ids)
+            except ContextArchError as exc:
+                plan.fail(exc)
+        searchable = False
+        if wait:
+            status = await self.wait_until_searchable(timeout=timeout, progress=plan.bar)
+            searchable = status.items_pending_embedding == 0
+        return plan.finish(searchable=searchable)
+
+    async def status(self) -> models.Status:
+        return await self._send(calls.status())
+
+    async def wait_until_searchable(
+        self, *, timeout: float = 600.0, interval: float = 0.5, progress: Any = None
+    ) -> models.Status:
+        deadline = time.monotonic() + timeout
+        while True:
+            current = await self.status()
+            if progress is not None:
+                progress.set_postfix_str(f"{current.items_pending_embedding} waiting for embeddings")
+            if current.items_pending_embedding == 0 or time.monotonic() >= deadline:
+                return current
+            await asyncio.sleep(interval)
+
+
+async def _pages(fetch: Callable[[int], Awaitable[models.Page[M]]]) -> AsyncIterator[M]:
+    page = 1
+    while True:
+        answer = await fetch(page)
+        for row in answer.results:
+            yield row
+        if not answer.next:
+            return
+        page += 1
