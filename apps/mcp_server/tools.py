@@ -1,7 +1,8 @@
 """The MCP tools: each one API call (apps/mcp_server/internal_api.py), its answer or its error code returned.
 
 Arguments carry JSON-schema descriptions for the model; `None` means "leave it to the API's
-default", so a tool never invents a default the API does not have.
+default" (one exception, said in its description: a memory stored by `remember` is a fact unless
+told otherwise, as the API requires a memory type).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ LayerExternalId = Annotated[
     str | None, Field(description="The layer's own external id (e.g. your session id), instead of `layer`")
 ]
 Format = Literal["json", "markdown", "text"]
-ItemKind = Literal["memory", "package", "message", "document"]
+ItemKind = Literal["message", "memory", "package", "spec", "document"]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -111,9 +112,13 @@ async def remember(
     kind: Annotated[
         Literal["memory", "message"], Field(description="memory: a fact or decision; message: a conversation turn")
     ] = "memory",
-    type: Annotated[str | None, Field(description="Memory type, e.g. fact, decision, preference")] = None,
+    type: Annotated[
+        Literal["entity", "fact", "decision"] | None, Field(description="For a memory: its type (default fact)")
+    ] = None,
     title: Annotated[str | None, Field(description="A short title")] = None,
-    role: Annotated[str | None, Field(description="For a message: user, assistant, tool or system")] = None,
+    role: Annotated[
+        Literal["user", "assistant", "system", "tool"] | None, Field(description="For a message: who said it")
+    ] = None,
     parent: Annotated[int | None, Field(description="For a message: id of the message it answers")] = None,
     task_ids: Annotated[list[str] | None, Field(description="Tasks the item belongs to")] = None,
     importance: Annotated[float | None, Field(description="0..1; 1 keeps it at full detail", ge=0, le=1)] = None,
@@ -128,7 +133,7 @@ async def remember(
         layer=resolved,
         kind=kind,
         content=content,
-        type=type,
+        type=type or ("fact" if kind == "memory" else None),
         title=title,
         role=role,
         parent=parent,

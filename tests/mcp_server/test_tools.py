@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from apps.layers.models import Item
+from apps.workspaces.services import api_key_create
 from tests.mcp_server.conftest import McpConnect, Served
 
 pytestmark = pytest.mark.server
@@ -92,7 +93,7 @@ def test_it_searches_history_and_remembers_memories_and_messages(served: Served,
     async def work(client: Client) -> tuple[CallToolResult, ...]:
         by_task = await client.call_tool("search_history", {"task": "auth", "format": "json"})
         memory = await client.call_tool(
-            "remember", {"layer_external_id": "sess-a", "content": "Staging is rebuilt every night.", "type": "fact"}
+            "remember", {"layer_external_id": "sess-a", "content": "Staging is rebuilt every night."}
         )
         message = await client.call_tool(
             "remember",
@@ -254,3 +255,18 @@ def http_post(url: str, body: object, headers: dict[str, str]) -> tuple[int, Any
             return response.status, json.loads(response.read()), response.headers
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read()), error.headers
+
+
+def test_a_read_only_key_assembles_context_but_cannot_remember(served: Served, connect: McpConnect) -> None:
+    reader = api_key_create(workspace=served.a.workspace, name="reader", scopes=["read"]).secret
+
+    async def work(client: Client) -> tuple[CallToolResult, CallToolResult]:
+        read = await client.call_tool("get_context", {"layer": served.session.pk, "query": "backups"})
+        write = await client.call_tool("remember", {"layer": served.session.pk, "content": "not by a reader"})
+        return read, write
+
+    read, write = run(connect, reader, work)
+
+    assert ok(read)["chunks"]
+    assert error_code(write) == "insufficient_scope"
+    assert not Item.objects.filter(content="not by a reader").exists()
