@@ -129,6 +129,21 @@ def test_every_client_model_has_the_shape_of_its_operations_answer(answers: dict
     assert not problems, "\n".join(problems)
 
 
+def test_pages_and_the_error_envelope_have_the_schemas_shapes() -> None:
+    shapes = Shapes(SchemaGenerator().get_schema(request=None, public=True))
+    problems: list[str] = []
+    for (method, path, status), row in models.PAGED_OPERATIONS.items():
+        content = shapes.schema["paths"][path][method]["responses"][status]["content"]["application/json"]
+        wrapper = content["schema"]
+        page = (
+            shapes.schema["components"]["schemas"][wrapper["$ref"].rsplit("/", 1)[-1]] if "$ref" in wrapper else wrapper
+        )
+        problems += shapes.mismatches(models.Page[row], page, f"Page[{row.__name__}] of {path}")  # type: ignore[valid-type]
+    error = shapes.schema["components"]["schemas"]["Error"]
+    problems += shapes.mismatches(models.ErrorBody, error, "ErrorBody")
+    assert not problems, "\n".join(problems)
+
+
 def test_the_check_notices_a_field_the_api_does_not_have() -> None:
     shapes = Shapes(SchemaGenerator().get_schema(request=None, public=True))
 

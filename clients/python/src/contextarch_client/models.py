@@ -254,9 +254,28 @@ class Page(BaseModel, Generic[T]):
 
     model_config = ConfigDict(frozen=True)
     count: int
-    next: str | None
-    previous: str | None
+    next: str | None = None
+    previous: str | None = None
     results: list[T]
+
+
+# The list operations: each answers a `Page` of its model (the drift test checks the page and its rows).
+PAGED_OPERATIONS: dict[tuple[str, str, str], type[Model]] = {
+    ("get", "/api/v1/layers/", "200"): Layer,
+    ("get", "/api/v1/items/", "200"): Item,
+}
+
+
+class ErrorDetail(Model):
+    code: str
+    message: str
+    details: dict[str, Any]
+
+
+class ErrorBody(Model):
+    """Every error answer: `{"error": {"code", "message", "details"}}` (the schema's `Error`)."""
+
+    error: ErrorDetail
 
 
 class BulkLoadResult(BaseModel):
