@@ -100,3 +100,24 @@ def test_seed_demo_issues_new_credentials_when_the_file_is_lost(tmp_path: Path) 
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert client.get("/api/v1/status/").status_code == 200
     assert Workspace.objects.filter(slug="demo").count() == 1
+
+
+def test_seed_demo_succeeds_with_the_embedding_provider_down_and_leaves_the_items_pending(tmp_path: Path) -> None:
+    from django.test import override_settings
+
+    from apps.core import embeddings
+    from tests.processes import free_port
+
+    closed = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there: every call is refused
+    with override_settings(
+        EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=closed, EMBEDDING_MODEL="down", EMBEDDING_TIMEOUT_SECONDS=1
+    ):
+        embeddings.get_provider.cache_clear()
+        try:
+            out = run("seed_demo", credentials=tmp_path / "demo_credentials.json")
+        finally:
+            embeddings.get_provider.cache_clear()
+    items = Item.objects.filter(workspace__slug="demo")
+    assert items.count() >= 20 and items.filter(embedding__isnull=True).count() == items.count()
+    assert any(f"{items.count()} items wait for the embedding provider" in line for line in out), out
+    assert any("API key" in line for line in out)

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _pending = 0
+_queued: set[tuple[Any, ...] | None] = set()
 
 
 def _get_executor() -> ThreadPoolExecutor:
@@ -39,8 +40,10 @@ def _get_executor() -> ThreadPoolExecutor:
         return _executor
 
 
-def _run_inprocess(task: Any, args: tuple[Any, ...]) -> None:
+def _run_inprocess(task: Any, args: tuple[Any, ...], key: tuple[Any, ...] | None = None) -> None:
     global _pending
+    with _lock:
+        _queued.discard(key)  # from now on a new dispatch queues again: it may bring new work
     from apps.core.periodic_runs import run_finished, run_started
 
     name = str(getattr(task, "name", task))
@@ -80,10 +83,26 @@ def dispatch(task: Any, *args: Any) -> None:
 
 
 def _submit(task: Any, args: tuple[Any, ...]) -> None:
+    """Queue the task on the worker thread, unless the same task with the same arguments is queued
+    and not started yet: tasks are idempotent sweeps, so 2,000 writes queue one sweep, not 2,000."""
     global _pending
+    key = _queue_key(task, args)
     with _lock:
+        if key is not None and key in _queued:
+            return
+        if key is not None:
+            _queued.add(key)
         _pending += 1
-    _get_executor().submit(_run_inprocess, task, args)
+    _get_executor().submit(_run_inprocess, task, args, key)
+
+
+def _queue_key(task: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    try:
+        key = (getattr(task, "name", repr(task)), *args)
+        hash(key)
+    except TypeError:  # unhashable arguments (a dict of counts): never merged
+        return None
+    return key
 
 
 def enqueue(task: Any, *args: Any) -> None:

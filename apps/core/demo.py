@@ -8,6 +8,7 @@ If that file is lost or no longer matches the database, a new key and password a
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 from dataclasses import asdict, dataclass
@@ -19,12 +20,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core.demo_content import conversation, layer_items
+from apps.core.embeddings import EmbeddingError
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer, LayerKind
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from apps.workspaces.services import api_key_create, membership_set, workspace_create
+
+log = logging.getLogger(__name__)
 
 DEMO_SLUG = "demo"
 DEMO_NAME = "Northwind Commerce"
@@ -48,6 +52,8 @@ class DemoResult:
     layers: int
     items: int
     embedded: int
+    pending: int  # items still waiting for their embedding (the provider failed; the sweep retries)
+    embedding_error: str = ""
 
 
 def demo_seed(*, credentials_path: Path) -> DemoResult:
@@ -61,7 +67,12 @@ def demo_seed(*, credentials_path: Path) -> DemoResult:
         valid = stored is not None and _credentials_valid(credentials=stored, workspace=workspace)
         credentials = stored if stored is not None and valid else _credentials_renew(workspace=workspace)
     _credentials_write(path=credentials_path, credentials=credentials)
-    embedded = items_embed_pending(workspace_id=workspace.pk)
+    embedded, embedding_error = 0, ""
+    try:
+        embedded = items_embed_pending(workspace_id=workspace.pk)
+    except EmbeddingError as exc:  # the provider is down: serve anyway, keyword search until the sweep embeds
+        log.warning("demo items wait for their embeddings: %s", exc.message)
+        embedding_error = exc.message
     from apps.summaries.services import summarize_due_layers
 
     summarize_due_layers(workspace_id=workspace.pk, extractive=True)  # every layer gets its summaries, offline
@@ -71,6 +82,8 @@ def demo_seed(*, credentials_path: Path) -> DemoResult:
         layers=Layer.objects.filter(workspace=workspace).count(),
         items=Item.objects.filter(workspace=workspace).count(),
         embedded=embedded,
+        pending=Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
+        embedding_error=embedding_error,
     )
 
 

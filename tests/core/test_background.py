@@ -84,3 +84,29 @@ def test_a_broken_cache_behaves_as_an_empty_one() -> None:
         cache.set_bytes("anything", b"x", 10)
         _, hit = embeddings.embed_query("works without a cache")
         assert hit is False
+
+
+def test_a_sweep_already_queued_is_not_queued_again() -> None:
+    import threading
+
+    release, runs = threading.Event(), []
+
+    class Blocker:
+        name = "tests.blocker"
+
+        def run(self) -> None:
+            release.wait(10)
+
+    class Sweep:
+        name = "tests.sweep"
+
+        def run(self, scope: object) -> None:
+            runs.append(scope)
+
+    background.dispatch(Blocker())  # holds the worker thread while the sweeps queue up
+    for _ in range(50):
+        background.dispatch(Sweep(), None)
+    background.dispatch(Sweep(), 7)
+    release.set()
+    assert background.wait_idle(10)
+    assert runs == [None, 7]

@@ -30,13 +30,18 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         path = options["credentials"] or Path(settings.VAR_DIR) / "demo_credentials.json"
         result = demo_seed(credentials_path=path)
-        background.wait_idle(300)
+        background.wait_idle(300 if not result.embedding_error else 30)
         creds, url = result.credentials, options["url"].rstrip("/")
         state = "created" if result.created else "ready"
         self.stdout.write(
             f"Demo workspace {creds.workspace!r} {state}: {result.layers} layers, {result.items} items "
             f"({result.embedded} embedded now). Credentials kept in {path}."
         )
+        if result.embedding_error:
+            self.stdout.write(
+                f"  Embeddings: {result.pending} items wait for the embedding provider ({result.embedding_error}); "
+                "they are found by keyword until the background sweep embeds them."
+            )
         # The password and the key stay in the 0600 file: printed, they would land in terminal logs.
         self.stdout.write(f"  URL:      {url}/")
         self.stdout.write(f'  Login:    {url}/login/ as {creds.username} (password: "password" in {path})')
