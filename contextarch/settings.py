@@ -66,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.metrics.middleware.RequestMetricsMiddleware",
     "apps.core.degraded.DegradedWarningsMiddleware",
+    "apps.core.db_health.DatabaseAvailabilityMiddleware",
     "apps.core.middleware.StrictInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -148,7 +149,13 @@ else:
 if env_bool("DB_POOL", True):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
-        "pool": {"min_size": 2, "max_size": env_int("DB_POOL_MAX", 16, minimum=1), "timeout": 10}
+        "pool": {
+            "min_size": 2,
+            "max_size": env_int("DB_POOL_MAX", 16, minimum=1),
+            # A request waits this long for a connection, then answers 503 database_unavailable
+            # (apps/core/db_health.py): with the server gone it would otherwise wait for its return.
+            "timeout": env_float("DB_POOL_TIMEOUT_SECONDS", 0.5, minimum=0.05),
+        }
     }
 # Every statement is bounded (libpq `options`, so each pooled connection starts with them): a
 # request never waits on a lock longer than DB_LOCK_TIMEOUT_MS nor runs a statement longer than

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
+from apps.core import db_health
 from apps.core.exceptions import error_body
 
 
@@ -25,6 +28,13 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """A lost database (or its timeout) is a 503 with Retry-After; anything else a 500."""
+    error = sys.exc_info()[1]  # Django calls the 500 handler while handling the exception
+    outage = db_health.classify(error) if error is not None else None
+    if outage is not None:
+        if outage == "unavailable":
+            db_health.mark_down()
+        return db_health.unavailable_response(request, outage)
     if _is_api(request):
         return JsonResponse(error_body("server_error", "Internal error; it has been logged."), status=500)
     return defaults.server_error(request)

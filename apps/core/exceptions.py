@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -58,7 +59,25 @@ def validation_error_body(detail: Any) -> dict[str, Any]:
     return error_body(code, message, {"fields": detail})
 
 
+def _database_error(exc: DatabaseError) -> Response | None:
+    """A lost database or its timeout: 503 with Retry-After (apps/core/db_health.py); else None (a 500)."""
+    from apps.core import db_health  # db_health renders its own answers with error_body from here
+
+    outage = db_health.classify(exc)
+    if outage is None:
+        return None
+    if outage == "unavailable":
+        db_health.mark_down()
+    log.warning("database %s: %s", outage, exc)
+    code, message, retry_after = db_health.outage_answer(outage)
+    answer = Response(error_body(code, message), status=503)
+    answer["Retry-After"] = str(retry_after)
+    return answer
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DatabaseError):
+        return _database_error(exc)
     if isinstance(exc, DomainError):
         answer = Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
         if isinstance(exc, TooManyRequests):
