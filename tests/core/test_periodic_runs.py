@@ -25,9 +25,9 @@ def broken_sweep() -> None:
 
 @override_settings(CELERY_BEAT_SCHEDULE=SCHEDULE)
 def test_it_records_each_run_of_a_scheduled_task() -> None:
-    for _ in range(2):
+    for _ in range(2):  # one after the other: a dispatch while the same task is queued merges with it
         background.dispatch(expire_error_patterns)
-    assert background.wait_idle(30)
+        assert background.wait_idle(30)
     run = PeriodicRun.objects.get(task="apps.error_patterns.tasks.expire_error_patterns")
     assert run.runs == 2
     assert run.failures == 0
