@@ -28,11 +28,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def shot(page: Page, name: str) -> None:
-    """A full-page PNG of what the test sees, when SCREENSHOTS_DIR is set (for the README)."""
+    """A PNG of the 1440 x 900 viewport, when SCREENSHOTS_DIR is set (the README's screenshots)."""
     folder = os.environ.get("SCREENSHOTS_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
 @pytest.fixture
@@ -96,6 +96,8 @@ def test_the_user_previews_switches_budget_reloads_and_opens_the_overflow(
     page.reload()  # the request is in the address: the same preview comes back
     expect(page.locator("#preview-result .token-figures")).to_contain_text("of 2000 tokens")
     expect(page.locator("textarea[name=query]")).to_have_value("when are invoices generated?")
+    page.locator("#preview-result").scroll_into_view_if_needed()
+    shot(page, "preview")
 
     page.locator("#what-if a[data-budget='1000']").click()
     expect(result.locator(".token-figures")).to_contain_text("of 1000 tokens")
@@ -106,7 +108,6 @@ def test_the_user_previews_switches_budget_reloads_and_opens_the_overflow(
     expect(page.locator("#overflow-table")).to_be_visible()
     expect(page.locator("#overflow-table")).to_contain_text("did not fit the token budget")
     expect(page.locator("#overflow-table")).to_contain_text("Billing note")
-    shot(page, "preview")
     check_page(page)
 
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -210,6 +211,8 @@ def test_the_session_page_draws_the_trajectory_and_the_conversation_graph(
     assert page.locator("svg.conversation-graph circle.res-hidden").count() > 0
     assert page.locator("svg.conversation-graph path.edge").count() == len(chat.ids)
     expect(page.locator("#graph")).to_contain_text("task T-7")
+    page.set_viewport_size({"width": 1440, "height": 1400})
+    page.locator("#turns").scroll_into_view_if_needed()
     shot(page, "session")
     check_page(page)
 

@@ -50,6 +50,8 @@ def test_it_lists_assemblies_in_time_order_with_tokens_by_kind_and_what_moved(
     assert set(two.left) == set(one.included - two.included)
     assert (three.zone, three.zone_changed) == ("soft_warning", True)
     assert all(trajectory.labels[key] for key in (*two.entered, *two.left))
+    assert len(two.entered_labels) == len(two.entered) and len(two.left_labels) == len(two.left)
+    assert len(one.entered_labels) == len(one.included)
     assert trajectory.max_tokens >= max(turn.token_budget for turn in trajectory.turns)
 
 

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.timings import STAGES
 from apps.console.access import staff_view
 from apps.console.replay import ReplayDiff, record_replay
 from apps.console.selectors import assembly_record_get
@@ -45,6 +46,7 @@ def _timings(record: AssemblyRecord) -> list[dict[str, object]]:
     if not timings:
         return []
     slowest = max(float(ms) for ms in timings.values()) or 1.0
+    order = {stage: index for index, stage in enumerate((*STAGES, "cache"))}
     return [
         {
             "stage": name,
@@ -52,7 +54,7 @@ def _timings(record: AssemblyRecord) -> list[dict[str, object]]:
             "ms": float(ms),
             "share": round(100 * float(ms) / slowest, 1),
         }
-        for name, ms in timings.items()
+        for name, ms in sorted(timings.items(), key=lambda pair: order.get(pair[0], len(order)))
     ]
 
 

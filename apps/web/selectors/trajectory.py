@@ -8,7 +8,7 @@ number of turns: the records, the originals of cache hits, and the titles of the
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -135,9 +135,16 @@ def session_trajectory(*, layer: Layer, limit: int = MAX_TURNS) -> Trajectory:
         turns.append(turn)
         previous = turn
     kinds = sorted({kind for turn in turns for kind in turn.tokens_by_kind})
-    return Trajectory(
-        turns=turns, kinds=kinds, labels=_labels(turns, workspace_id=layer.workspace_id), truncated=truncated
-    )
+    labels = _labels(turns, workspace_id=layer.workspace_id)
+    turns = [
+        replace(
+            turn,
+            entered_labels=tuple(labels[key] for key in turn.entered),
+            left_labels=tuple(labels[key] for key in turn.left),
+        )
+        for turn in turns
+    ]
+    return Trajectory(turns=turns, kinds=kinds, labels=labels, truncated=truncated)
 
 
 def _labels(turns: list[Turn], *, workspace_id: int) -> dict[tuple[str, int], str]:
