@@ -49,6 +49,15 @@ def admin_client(tenant: Tenant) -> APIClient:
     return client
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Queued assembly records are written before the test's database is flushed (a TRUNCATE
+    racing the writer's insert deadlocks)."""
+    from apps.assembly.services import records_flush
+
+    records_flush()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     """Every test starts with empty rate-limit counters: all test clients share one address."""

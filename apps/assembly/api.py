@@ -16,12 +16,18 @@ from apps.assembly.engine.format import FORMATS
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput
-from apps.assembly.services import context_assemble, context_preview
+from apps.assembly.services import context_assemble, context_preview, records_flush
 from apps.core.errors import NotFound
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers.models import ItemKind
 from apps.workspaces.authentication import api_key_of, workspace_of
 from apps.workspaces.models import Scope
+
+
+def arrived(request: Request) -> float | None:
+    """When the request arrived (perf_counter, stamped by the first middleware): deadlines count from it."""
+    value = request.META.get("ca.arrived")
+    return value if isinstance(value, float) else None
 
 
 def params_from(v: dict[str, Any]) -> ContextParams:
@@ -139,7 +145,9 @@ class ContextApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        result = context_assemble(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
+        result = context_assemble(
+            workspace=workspace_of(request), params=params, api_key=api_key_of(request), started=arrived(request)
+        )
         return Response(self.Output(result).data)
 
 
@@ -154,7 +162,9 @@ class ContextPreviewApi(APIView):
         data = ContextApi.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
-        preview = context_preview(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
+        preview = context_preview(
+            workspace=workspace_of(request), params=params, api_key=api_key_of(request), started=arrived(request)
+        )
         return Response(self.Output(preview).data)
 
 
@@ -165,6 +175,7 @@ class TraceApi(APIView):
             key = uuid.UUID(trace_id)
         except ValueError as exc:
             raise NotFound("trace not found", code="trace_not_found") from exc
+        records_flush()  # an answer just given may still have its record queued
         record = AssemblyRecord.objects.filter(workspace=workspace_of(request), trace_id=key).first()
         if record is None:
             raise NotFound("trace not found", code="trace_not_found")

@@ -24,7 +24,7 @@ from apps.assembly.params import ContextParams
 from apps.core import tokenizer
 from apps.core.errors import InvalidInput
 from apps.layers.models import Layer
-from apps.layers.selectors import layer_get, layer_get_by_external_id
+from apps.layers.snapshot import LayerSnapshot
 from apps.profiles.models import AgentProfile
 from apps.workspaces.models import Workspace
 
@@ -51,11 +51,11 @@ class Resolved:
     warnings: list[str] = field(default_factory=list)
 
 
-def _layer(workspace: Workspace, params: ContextParams) -> Layer:
+def _layer(snapshot: LayerSnapshot, params: ContextParams) -> Layer:
     if params.layer_id is not None:
-        return layer_get(workspace=workspace, layer_id=params.layer_id)
+        return snapshot.get(params.layer_id)
     if params.layer_external_id:
-        return layer_get_by_external_id(workspace=workspace, external_id=params.layer_external_id)
+        return snapshot.get_by_external_id(params.layer_external_id)
     raise InvalidInput("give `layer` or `layer_external_id`", code="missing_layer")
 
 
@@ -85,10 +85,10 @@ def _scorer(name: str) -> Scorer:
     return import_string(path)
 
 
-def resolve(*, workspace: Workspace, params: ContextParams) -> Resolved:
+def resolve(*, workspace: Workspace, params: ContextParams, layers: LayerSnapshot) -> Resolved:
     """Apply request → profile → settings precedence and validate what only the service can check."""
     warnings: list[str] = []
-    layer = _layer(workspace, params)
+    layer = _layer(layers, params)
     if not params.query.strip() and params.query_vector is None:
         raise InvalidInput("give `query` or `query_vector`", code="missing_query")
     profile = None

@@ -12,6 +12,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.services import records_flush
 from apps.workspaces.models import Workspace
 
 
@@ -64,6 +65,7 @@ def _search_q(text: str) -> Q:
 
 def assembly_records_list(*, workspace: Workspace, filters: RecordFilters) -> QuerySet[AssemblyRecord]:
     """The workspace's records matching `filters`, newest first, without their (large) trace JSON."""
+    records_flush()  # answers just given may still have their records queued in this process
     return (
         AssemblyRecord.objects.filter(Q(workspace=workspace) & filters.q())
         .select_related("layer", "api_key")
@@ -74,6 +76,7 @@ def assembly_records_list(*, workspace: Workspace, filters: RecordFilters) -> Qu
 
 def assembly_record_get(*, workspace: Workspace, trace_id: uuid.UUID) -> AssemblyRecord | None:
     """One record by trace id, or None when it is missing or belongs to another workspace."""
+    records_flush()  # answers just given may still have their records queued in this process
     return (
         AssemblyRecord.objects.filter(workspace=workspace, trace_id=trace_id)
         .select_related("workspace", "layer", "api_key")

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Sum
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.services import records_flush
 from apps.core.errors import NotFound
 from apps.layers.models import Item, ItemKind
 from apps.workspaces.models import Workspace
@@ -58,6 +59,7 @@ def consumption_stats(*, workspace_id: int, agent_type: str | None = None) -> di
     assemblies only: an assembly whose agent has not reported yet is unknown, not unused, and its
     packages are shown apart as `injected_unreported`.
     """
+    records_flush()
     records = AssemblyRecord.objects.filter(workspace_id=workspace_id).exclude(injected_packages=[])
     records = records.exclude(request__has_key="cached_from")
     if agent_type is not None:

@@ -14,6 +14,7 @@ from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.services import records_flush
 from apps.consumption.selectors import strategy_get
 from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.versions import content_changed
@@ -47,6 +48,7 @@ def consumption_report(
     silently rewrites the figures. A cached answer carries its original assembly's trace_id, so
     its report lands on that assembly.
     """
+    records_flush()  # the record of an answer just given may still be queued in this process
     record = (
         AssemblyRecord.objects.filter(workspace=workspace, trace_id=trace_id)
         .only("pk", "trace_id", "injected_packages", "used_packages", "consumption_reported_at")

@@ -69,9 +69,21 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)
 
 
+# Counts of recent strings: assembly counts the same rendered items again and again across requests.
+COUNT_CACHE_SIZE = 65_536
+COUNT_CACHE_MAX_CHARS = 20_000  # longer texts are counted each time, so the cache stays small
+
+
+@functools.lru_cache(maxsize=COUNT_CACHE_SIZE)
+def _count(text: str, encoding: str) -> int:
+    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+
+
 def count_tokens(text: str, encoding: str) -> int:
     """Exact token count; special-token strings in user content count as ordinary text."""
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    if len(text) > COUNT_CACHE_MAX_CHARS:
+        return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    return _count(text, encoding)
 
 
 def encode(text: str, encoding: str) -> list[int]:

@@ -9,15 +9,42 @@ queries, no model, no LLM.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from django.conf import settings
 
 from apps.assembly.engine import Candidate
 from apps.assembly.sources import SourceRequest
+from apps.core.versions import content_version
 from apps.error_patterns.selectors import last_failed_error, patterns_match
 from apps.error_patterns.signature import error_signature
 
 HINT_MIN_SIMILARITY = 0.5
 MAX_HINTS = 3
+MAX_REMEMBERED = 4096
+
+_lock = threading.Lock()
+_last_errors: OrderedDict[tuple[object, ...], str] = OrderedDict()
+
+
+def _session_error(request: SourceRequest) -> str:
+    """The session's last failed error, remembered per content version (every attempt draws a new one),
+    so the usual request, whose session has no new attempt, costs no query."""
+    layer_ids = (request.layer_id, *request.window_layer_ids)
+    key = (request.workspace_id, content_version(request.workspace_id), layer_ids, request.agent_type, request.group_id)
+    with _lock:
+        if key in _last_errors:
+            _last_errors.move_to_end(key)
+            return _last_errors[key]
+    error = last_failed_error(
+        workspace_id=request.workspace_id, layer_ids=layer_ids, agent_type=request.agent_type, group_id=request.group_id
+    )
+    with _lock:
+        _last_errors[key] = error
+        while len(_last_errors) > MAX_REMEMBERED:
+            _last_errors.popitem(last=False)
+    return error
 
 
 class ErrorHintSource:
@@ -26,12 +53,7 @@ class ErrorHintSource:
     def candidates(self, request: SourceRequest) -> list[Candidate]:
         error = request.error
         if not error.strip():
-            error = last_failed_error(
-                workspace_id=request.workspace_id,
-                layer_ids=(request.layer_id, *request.window_layer_ids),
-                agent_type=request.agent_type,
-                group_id=request.group_id,
-            )
+            error = _session_error(request)
         if not error.strip():
             return []
         matches = patterns_match(

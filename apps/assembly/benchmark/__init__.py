@@ -8,6 +8,6 @@ context requests in-process and over HTTP (p50/p95/p99, throughput) against the 
 from __future__ import annotations
 
 from apps.assembly.benchmark.run import MODES, BenchOptions, bench_paths
-from apps.assembly.benchmark.seed import Seeded, bench_delete, bench_seed
+from apps.assembly.benchmark.seed import Seeded, bench_delete, bench_reuse, bench_seed
 
-__all__ = ["MODES", "BenchOptions", "Seeded", "bench_delete", "bench_paths", "bench_seed"]
+__all__ = ["MODES", "BenchOptions", "Seeded", "bench_delete", "bench_paths", "bench_reuse", "bench_seed"]

@@ -25,7 +25,7 @@ from apps.layers.models import Item, Layer
 from apps.layers.services import content_hash, layer_create
 from apps.layers.vectors import create_hnsw_index, drop_hnsw_index
 from apps.workspaces.models import Workspace
-from apps.workspaces.services import workspace_create
+from apps.workspaces.services import api_key_create, workspace_create
 
 REBUILD_INDEX_FROM = 5_000  # below this many items, inserting into the live index is cheaper than a rebuild
 SESSION_SIZE = 500  # items per session; ten sessions to a multi-session
@@ -160,3 +160,14 @@ def bench_delete(*, seeded: Seeded) -> None:
     """Delete the bench workspace; items go first, loading only what the delete signals read (no embeddings)."""
     Item.objects.filter(workspace=seeded.workspace).only("pk", "workspace_id").delete()
     seeded.workspace.delete()
+
+
+def bench_reuse(*, slug: str) -> Seeded:
+    """A workspace kept by an earlier `--keep` run, with a new API key (the old secret is only a hash)."""
+    workspace = Workspace.objects.filter(slug=slug, slug__startswith="bench-").first()
+    if workspace is None:
+        raise ValueError(f"no kept bench workspace {slug!r}")
+    project = Layer.objects.get(workspace=workspace, kind="project")
+    items = Item.objects.filter(workspace=workspace).count()
+    key = api_key_create(workspace=workspace, name=f"bench {int(time.time())}")
+    return Seeded(workspace, project.pk, key.secret, items, max(1, items // SESSION_SIZE), (("reused", 0.0),), True)

@@ -7,6 +7,8 @@ dropped, so every step down the ladder saves tokens.
 
 from __future__ import annotations
 
+import functools
+
 from apps.assembly.engine.truncate import sentences
 from apps.assembly.engine.types import Candidate, Rung
 
@@ -36,13 +38,17 @@ def ladder(candidate: Candidate) -> tuple[Rung, ...]:
     """The candidate's rungs, richest first; never empty."""
     if candidate.rungs:
         return candidate.rungs
-    full = candidate.content
-    rungs = [Rung("full", full)]
     stored = candidate.metadata.get("summary") if isinstance(candidate.metadata.get("summary"), str) else None
+    return _derived(candidate.content, stored, _title_of(candidate))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _derived(full: str, stored: str | None, title: str) -> tuple[Rung, ...]:
+    """Rungs from the text alone (a pure function of its arguments, so recent ones are kept)."""
+    rungs = [Rung("full", full)]
     summary = stored or _lead(full, SUMMARY_CHARS)
     if summary and len(summary) < len(full):
         rungs.append(Rung("summary", summary, prefix=not stored))
-    title = _title_of(candidate)
     if title and len(title) < len(rungs[-1].text):
         rungs.append(Rung("title", title))
     return tuple(rungs)

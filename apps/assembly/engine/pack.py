@@ -75,6 +75,7 @@ def assemble(
     per_kind: dict[str, int] = {}
     unpinned_taken = 0
     used = frame_cost
+    cut_made = False
 
     def piece_of(s: Scored, text: str, depth: str, truncated: bool) -> str:
         return render_piece(
@@ -100,7 +101,7 @@ def assemble(
         extra = sep_cost if taken else 0
         rungs = [rung for rung in ladder(c) if rung.depth in depths]
         room = budget - used - extra
-        can_cut = room > 0 and not any(t.truncated for t in taken)  # only one cut: later ones would be scraps
+        can_cut = room > 0 and not cut_made  # only one cut: later ones would be scraps
 
         def cut(rung: Rung, s: Scored = s, room: int = room) -> _Taken | None:
             def fits(text: str) -> bool:
@@ -136,6 +137,7 @@ def assemble(
             decisions[c.key] = _trace(s, "excluded", "over_budget", first_cost)
             continue
         taken.append(chosen)
+        cut_made = cut_made or chosen.truncated
         used += extra + chosen.tokens
         per_kind[c.kind] = per_kind.get(c.kind, 0) + 1
         unpinned_taken += 0 if c.pinned else 1

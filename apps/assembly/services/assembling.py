@@ -24,7 +24,8 @@ from apps.core import embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
-from apps.layers.selectors import LayerTree, layer_scope, layer_tree
+from apps.layers.selectors import LayerTree, layer_scope
+from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
 from apps.workspaces.models import Workspace
 
@@ -50,11 +51,16 @@ def assemble_outcome(*, workspace: Workspace, params: ContextParams, started: fl
     started = time.perf_counter() if started is None else started
     timings = StageTimes()
     with timings.stage("resolve"):
-        r = resolve(workspace=workspace, params=params)
+        layers = layer_snapshot(workspace_id=workspace.pk)
+        try:
+            r = resolve(workspace=workspace, params=params, layers=layers)
+        except NotFound:  # created since this process read the layers? (see apps/layers/snapshot.py)
+            layers = layer_snapshot(workspace_id=workspace.pk, fresh=True)
+            r = resolve(workspace=workspace, params=params, layers=layers)
         if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
             raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
-        tree = layer_tree(workspace_id=workspace.pk)
-        window_layers = _conversation(workspace, params, r.layer, tree)
+        tree = layers.tree
+        window_layers = _conversation(layers, params, r.layer)
     warnings = r.warnings
     timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
     deadline = Deadline(limit_ms=timeout or None, started=started)
@@ -113,21 +119,13 @@ def _query_vector(params: ContextParams, warnings: list[str], deadline: Deadline
         return None, None
 
 
-def _conversation(workspace: Workspace, params: ContextParams, layer: Layer, tree: LayerTree) -> tuple[int, ...]:
+def _conversation(layers: LayerSnapshot, params: ContextParams, layer: Layer) -> tuple[int, ...]:
     """The layers whose messages form the conversation window (seed 002 distances count from its newest turn)."""
     if params.conversation_id:
-        conversation = (
-            Layer.objects.filter(
-                workspace=workspace,
-                external_id=params.conversation_id,
-                kind__in=[LayerKind.SESSION, LayerKind.MULTI_SESSION],
-            )
-            .order_by("id")
-            .first()
-        )
-        if conversation is None:
+        found = layers.by_external_id(params.conversation_id, kinds=(LayerKind.SESSION, LayerKind.MULTI_SESSION))
+        if not found:
             raise NotFound(f"conversation {params.conversation_id!r} not found", code="conversation_not_found")
-        _, own, descendants = layer_scope(tree=tree, layer_id=conversation.pk)
+        _, own, descendants = layer_scope(tree=layers.tree, layer_id=found[0].pk)
         return (*own, *descendants)
     if layer.kind == LayerKind.SESSION:
         return (layer.pk,)

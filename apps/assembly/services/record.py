@@ -13,26 +13,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
 
 from apps.assembly.engine.types import Chunk
-from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.results import ContextResult
 from apps.assembly.scope import cached_record_fields, record_fields
 from apps.assembly.services.assembling import Outcome
 from apps.assembly.services.cache import CachedContext
+from apps.assembly.services.record_writer import WRITER
 from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_LAYERS, ASSEMBLY_TOKENS
 from apps.workspaces.models import ApiKey, Workspace
-
-
-def _insert(**fields: Any) -> None:
-    """Store the record without waiting for the WAL flush: losing the last few traces in a crash
-    is acceptable, adding an fsync to every request is not."""
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit = off")
-        AssemblyRecord.objects.create(**fields)
 
 
 def chunk_tokens(chunks: Iterable[Chunk]) -> list[list[Any]]:
@@ -49,10 +39,17 @@ def stored_query(*, workspace_id: int, query: str) -> str:
     return text_redact(workspace_id=workspace_id, text=query).text
 
 
+def _redact_query(fields: dict[str, Any]) -> dict[str, Any]:
+    """The record's fields with the query redacted (run by the writer, before the insert)."""
+    workspace = fields["workspace"]
+    request = {**fields["request"], "query": stored_query(workspace_id=workspace.pk, query=fields["request"]["query"])}
+    return {**fields, "request": request}
+
+
 def record_assembled(
     *, workspace: Workspace, params: ContextParams, outcome: Outcome, result: ContextResult, api_key: ApiKey | None
 ) -> None:
-    """The record of a freshly assembled `result` (one insert, trace kept for a sample)."""
+    """The record of a freshly assembled `result` (queued for the writer; trace kept for a sample)."""
     started = time.perf_counter()
     r = outcome.resolved
     trace = [*(outcome.result.trace if outcome.result else ()), *outcome.extra_trace]
@@ -64,7 +61,7 @@ def record_assembled(
         "api_key": api_key,
         "request": {
             "layer": r.layer.pk,
-            "query": stored_query(workspace_id=workspace.pk, query=params.query),
+            "query": params.query,  # redacted by the writer (_redact_query), off the request thread
             "query_vector": params.query_vector is not None,
             "token_budget": result.token_budget,
             "model": r.model,
@@ -101,7 +98,7 @@ def record_assembled(
     }
     outcome.timings.add("record", (time.perf_counter() - started) * 1000)
     fields["timings"] = outcome.timings.rounded()
-    _insert(**fields)
+    WRITER.put(fields, _redact_query)
     ASSEMBLY_LATENCY.observe(result.elapsed_ms)
     ASSEMBLY_TOKENS.observe(result.total_tokens)
     ASSEMBLY_LAYERS.observe(len({c.layer for c in result.chunks}))
@@ -112,14 +109,11 @@ def record_cache_hit(
 ) -> None:
     """The record of an answer served from the assembly cache (its trace is the original's)."""
     result = cached.result
-    _insert(
+    fields = dict(
         workspace=workspace,
         layer_id=cached.layer_id,
         api_key=api_key,
-        request={
-            "cached_from": result.trace_id,
-            "query": stored_query(workspace_id=workspace.pk, query=params.query),
-        },
+        request={"cached_from": result.trace_id, "query": params.query},
         model=result.model,
         encoding=result.encoding,
         tokens_used=result.total_tokens,
@@ -139,4 +133,5 @@ def record_cache_hit(
         trace=[],
         **cached_record_fields(scope=cached.scope, chunks=result.chunks),
     )
+    WRITER.put(fields, _redact_query)
     ASSEMBLY_LATENCY.observe(elapsed_ms)

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.assembly.benchmark import MODES, BenchOptions, bench_delete, bench_paths, bench_seed
+from apps.assembly.benchmark import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
 
 
 class Command(BaseCommand):
@@ -30,6 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=4, help="server processes with --server")
         parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
+        parser.add_argument(
+            "--reuse", metavar="SLUG", help="time a workspace kept by an earlier --keep run (kept again)"
+        )
         parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
         parser.add_argument(
             "--embedding-batch", type=int, default=64, help="batch size of the embedding-rate measurement; 0 skips it"
@@ -48,7 +51,14 @@ class Command(BaseCommand):
             workers=options["workers"],
             embedding_batch=options["embedding_batch"],
         )
-        seeded = bench_seed(items=options["items"])
+        if options["reuse"]:
+            try:
+                seeded = bench_reuse(slug=options["reuse"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+            options["keep"] = True
+        else:
+            seeded = bench_seed(items=options["items"])
         try:
             result = bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
             if options["json"]:
