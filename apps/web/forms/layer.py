@@ -1,0 +1,88 @@
+"""Forms of the layer page: its summary configuration in human units, a new item, a child layer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from apps.layers.models import ITEM_TYPES, ItemKind, Layer, LayerKind, Personalization
+from apps.summaries.config import SummaryConfig, config_errors
+
+UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
+
+
+def human_interval(seconds: int) -> tuple[int, str]:
+    """3600 → (1, "hours"); 172800 → (2, "days"); anything else in whole minutes (rounded)."""
+    for unit in ("days", "hours"):
+        if seconds % UNITS[unit] == 0:
+            return seconds // UNITS[unit], unit
+    return max(1, round(seconds / 60)), "minutes"
+
+
+class LayerConfigForm(forms.Form):
+    """The layer's summary triggers. Checked by `config_errors`, the API's own validator, so every
+    error shows at once, each beside its field."""
+
+    interval = forms.IntegerField(label="Regenerate every", min_value=1)
+    interval_unit = forms.ChoiceField(label="Unit", choices=[(u, u) for u in UNITS])
+    update_on_changes = forms.IntegerField(label="…or after this many changes")
+    personalization = forms.ChoiceField(choices=Personalization.choices)
+    skip_if_unchanged = forms.BooleanField(required=False, label="Skip when the content is unchanged")
+
+    def __init__(self, *args: Any, layer: Layer, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.layer = layer
+
+    @classmethod
+    def initial_of(cls, config: SummaryConfig) -> dict[str, Any]:
+        value, unit = human_interval(config.update_interval_seconds)
+        return {
+            "interval": value,
+            "interval_unit": unit,
+            "update_on_changes": config.update_on_changes,
+            "personalization": config.personalization,
+            "skip_if_unchanged": config.skip_if_unchanged,
+        }
+
+    def changes(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "update_interval_seconds": data["interval"] * UNITS[data["interval_unit"]],
+            "update_on_changes": data["update_on_changes"],
+            "personalization": data["personalization"],
+            "skip_if_unchanged": data["skip_if_unchanged"],
+        }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        fields = {"update_interval_seconds": "interval"}
+        for name, message in config_errors(layer=self.layer, changes=self.changes()).items():
+            field = fields.get(name, name)
+            if name == "update_interval_seconds":
+                message = "must be between 1 minute and 7 days"
+            self.add_error(field if field in self.fields else None, message)
+        return data
+
+
+class ItemForm(forms.Form):
+    kind = forms.ChoiceField(choices=ItemKind.choices)
+    type = forms.CharField(required=False, max_length=32, help_text="e.g. fact, decision, requirement")
+    title = forms.CharField(required=False, max_length=500)
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    pinned = forms.BooleanField(required=False, label="Pinned (always sent)")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        allowed = ITEM_TYPES.get(data.get("kind", ""))
+        if allowed is not None and data.get("type", "") not in allowed:
+            self.add_error("type", f"A {data['kind']} takes one of: {', '.join(t or '(none)' for t in allowed)}.")
+        return data
+
+
+class ChildLayerForm(forms.Form):
+    kind = forms.ChoiceField(choices=[c for c in LayerKind.choices if c[0] != LayerKind.COMPANY])
+    name = forms.CharField(max_length=200)
+    external_id = forms.CharField(required=False, max_length=200, label="External id")
