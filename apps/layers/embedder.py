@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import OperationalError, connection, transaction
 
-from apps.core import embeddings
+from apps.core import embeddings, events
 from apps.core.versions import content_changed
 from apps.layers.models import EmbeddingClaim, Item
 from apps.metrics.registry import ITEMS_EMBEDDED
@@ -184,6 +184,7 @@ def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
     stored = _write_back(claimed, list(vectors), f"{provider.name}:{provider.model}")
     for changed in {row.workspace_id for row in claimed}:  # new vectors change what search finds
         content_changed(changed)
+        events.status_changed(changed)  # status subscribers see items_pending_embedding fall
     ITEMS_EMBEDDED.inc(stored)
     return len(claimed)
 

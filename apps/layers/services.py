@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.core import background, tokenizer
+from apps.core import background, events, tokenizer
 from apps.core.errors import Conflict, InvalidInput, NotFound, TooLarge
 from apps.core.integrity import violated_constraint
 from apps.core.versions import content_changed
@@ -262,6 +262,7 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
             from apps.layers.tasks import embed_pending_items
 
             background.enqueue(embed_pending_items, None)  # the sweep of all workspaces: fair, see embedder.py
+            events.status_changed(layer.workspace_id)
             if any(item.kind == ItemKind.MESSAGE for item in created):
                 from apps.conversations.tasks import refresh_communities
 
