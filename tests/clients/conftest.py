@@ -46,11 +46,16 @@ def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:  # noqa: 
 
 @dataclass
 class Gateway:
-    """A reverse proxy in front of the live server that first answers each status in `failures`."""
+    """A reverse proxy in front of the live server that first fails as `failures` say.
+
+    A failure `(status, headers, forwarded)` answers `status`; with `forwarded` the request still
+    reaches the server first (the write lands, its answer is lost on the way back).
+    """
 
     upstream: str
-    failures: list[tuple[int, dict[str, str]]]
+    failures: list[tuple[int, dict[str, str], bool]]
     seen: list[str] = field(default_factory=list)
+    idempotency_keys: list[str | None] = field(default_factory=list)
     url: str = ""
 
 
@@ -65,28 +70,35 @@ def gateway(live: Live) -> Iterator[Gateway]:
         def _relay(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             state.seen.append(f"{self.command} {self.path}")
-            if state.failures:
-                status, headers = state.failures.pop(0)
+            state.idempotency_keys.append(self.headers.get("Idempotency-Key"))
+            failure = state.failures.pop(0) if state.failures else None
+            if failure is not None and failure[2]:
+                self._forward(body)
+            if failure is not None:
+                status, headers, _ = failure
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            request = urllib.request.Request(state.upstream + self.path, data=body or None, method=self.command)
-            for name in ("Authorization", "Content-Type", "Accept"):
-                if self.headers.get(name):
-                    request.add_header(name, self.headers[name])
-            try:
-                with urllib.request.urlopen(request, timeout=60) as response:
-                    status, payload, kind = response.status, response.read(), response.headers["Content-Type"]
-            except urllib.error.HTTPError as error:
-                status, payload, kind = error.code, error.read(), error.headers["Content-Type"]
+            status, payload, kind = self._forward(body)
             self.send_response(status)
             self.send_header("Content-Type", kind or "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
+
+        def _forward(self, body: bytes) -> tuple[int, bytes, str]:
+            request = urllib.request.Request(state.upstream + self.path, data=body or None, method=self.command)
+            for name in ("Authorization", "Content-Type", "Accept", "Idempotency-Key"):
+                if self.headers.get(name):
+                    request.add_header(name, self.headers[name])
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    return response.status, response.read(), response.headers["Content-Type"]
+            except urllib.error.HTTPError as error:
+                return error.code, error.read(), error.headers["Content-Type"]
 
         do_GET = do_POST = _relay
 

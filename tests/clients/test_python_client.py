@@ -155,25 +155,25 @@ def test_it_retries_after_a_refused_connection_until_the_server_is_up(live: Live
     assert [getattr(a, "workspace", None) for a in answers] == ["acme"]
 
 
-def test_it_retries_429_and_503_for_idempotent_calls_only(gateway: Gateway, live: Live) -> None:
+def test_it_retries_429_and_5xx_and_a_write_whose_answer_was_lost_lands_once(gateway: Gateway, live: Live) -> None:
     policy = RetryPolicy(max_retries=2, backoff=0.01, max_delay=0.05)
     with ContextArchitect(gateway.url, live.a.secret, retry=policy) as ca:
-        gateway.failures = [(503, {}), (429, {"Retry-After": "0"})]
+        gateway.failures = [(503, {}, False), (429, {"Retry-After": "0"}, False)]
         assert ca.status().workspace == "acme"
         reads = list(gateway.seen)
 
         gateway.seen.clear()
-        gateway.failures = [(503, {})]
-        with pytest.raises(ServerError) as unavailable:
-            ca.create_item(layer=live.session.pk, kind="memory", content="written once at most")
-        writes = list(gateway.seen)
+        gateway.idempotency_keys.clear()
+        gateway.failures = [(502, {}, True)]  # the item is written, the answer is lost on the way back
+        item = ca.create_item(layer=live.session.pk, kind="memory", type="fact", content="Written once.")
+        writes, keys = list(gateway.seen), list(gateway.idempotency_keys)
 
         gateway.seen.clear()
-        gateway.failures = [(502, {})] * 5
-        with pytest.raises(ServerError):
+        gateway.failures = [(502, {}, False)] * 5
+        with pytest.raises(ServerError) as exhausted:
             ca.status()
 
     assert reads == ["GET /api/v1/status/"] * 3
-    assert writes == ["POST /api/v1/items/"] and unavailable.value.status == 503
-    assert gateway.seen == ["GET /api/v1/status/"] * 3  # 1 + max_retries
-    assert not Item.objects.filter(content="written once at most").exists()
+    assert writes == ["POST /api/v1/items/"] * 2 and keys[0] and keys[0] == keys[1]
+    assert list(Item.objects.filter(content="Written once.").values_list("pk", flat=True)) == [item.id]
+    assert gateway.seen == ["GET /api/v1/status/"] * 3 and exhausted.value.status == 502  # 1 + max_retries

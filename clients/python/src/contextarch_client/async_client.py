@@ -12,11 +12,11 @@ import httpx
 
 from contextarch_client import calls, models
 from contextarch_client.bulk import BulkPlan
-from contextarch_client.client import _body_or_raise
+from contextarch_client.client import _body_or_raise, _json_or_none
 from contextarch_client.config import Config
 from contextarch_client.errors import ConnectionFailed, ContextArchError
 from contextarch_client.params import AttemptParams, ContextParams, HistoryParams, ItemFields
-from contextarch_client.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
+from contextarch_client.retry import RetryPolicy, attempt_headers, retry_after_seconds, retryable
 from contextarch_client.sse import SseParser
 
 R = TypeVar("R")
@@ -53,19 +53,22 @@ class AsyncContextArchitect:
         await self._http.aclose()
 
     async def _send(self, call: calls.Call[R]) -> R:
+        headers, may_repeat = attempt_headers(method=call.method, idempotent=call.idempotent)
         attempt = 0
         while True:
             attempt += 1
             retries_left = attempt <= self.retry.max_retries
             try:
-                response = await self._http.request(call.method, call.path, params=call.params, json=call.body)
+                response = await self._http.request(
+                    call.method, call.path, params=call.params, json=call.body, headers=headers
+                )
             except httpx.TransportError as exc:
-                refused = isinstance(exc, httpx.ConnectError)
-                if retries_left and (refused or call.idempotent):
+                refused = isinstance(exc, httpx.ConnectError)  # nothing was sent: any call may go again
+                if retries_left and (refused or may_repeat):
                     await asyncio.sleep(self.retry.delay(attempt))
                     continue
                 raise ConnectionFailed(str(exc) or type(exc).__name__, code="connection_failed") from exc
-            if response.status_code in RETRY_STATUSES and call.idempotent and retries_left:
+            if may_repeat and retries_left and retryable(response.status_code, _json_or_none(response)):
                 await asyncio.sleep(self.retry.delay(attempt, retry_after_seconds(response.headers.get("Retry-After"))))
                 continue
             return call.parse(_body_or_raise(response))

@@ -17,8 +17,8 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class Call(Generic[R]):
-    """One request. `idempotent` calls are retried on 429/502/503/504 and on any connection error;
-    the others only when the connection was refused (nothing was sent)."""
+    """One request. `idempotent` calls (reads, assembly) may be sent again as they are; the others
+    are POSTs that carry an Idempotency-Key so that a repeat is answered, not written twice."""
 
     method: str
     path: str

@@ -14,7 +14,7 @@ from contextarch_client.bulk import BulkPlan
 from contextarch_client.config import Config
 from contextarch_client.errors import ConnectionFailed, ContextArchError, error_for
 from contextarch_client.params import AttemptParams, ContextParams, HistoryParams, ItemFields
-from contextarch_client.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
+from contextarch_client.retry import RetryPolicy, attempt_headers, retry_after_seconds, retryable
 from contextarch_client.sse import SseParser
 
 R = TypeVar("R")
@@ -53,19 +53,22 @@ class ContextArchitect:
     # -- sending -----------------------------------------------------------------------------------
 
     def _send(self, call: calls.Call[R]) -> R:
+        headers, may_repeat = attempt_headers(method=call.method, idempotent=call.idempotent)
         attempt = 0
         while True:
             attempt += 1
             retries_left = attempt <= self.retry.max_retries
             try:
-                response = self._http.request(call.method, call.path, params=call.params, json=call.body)
+                response = self._http.request(
+                    call.method, call.path, params=call.params, json=call.body, headers=headers
+                )
             except httpx.TransportError as exc:
                 refused = isinstance(exc, httpx.ConnectError)  # nothing was sent: any call may go again
-                if retries_left and (refused or call.idempotent):
+                if retries_left and (refused or may_repeat):
                     time.sleep(self.retry.delay(attempt))
                     continue
                 raise ConnectionFailed(str(exc) or type(exc).__name__, code="connection_failed") from exc
-            if response.status_code in RETRY_STATUSES and call.idempotent and retries_left:
+            if may_repeat and retries_left and retryable(response.status_code, _json_or_none(response)):
                 time.sleep(self.retry.delay(attempt, retry_after_seconds(response.headers.get("Retry-After"))))
                 continue
             return call.parse(_body_or_raise(response))
@@ -243,6 +246,16 @@ class ContextArchitect:
             if not answer.next:
                 return
             page += 1
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    """The JSON body of a 409 (to tell "in progress" from a real conflict); None for other statuses."""
+    if response.status_code != 409:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _body_or_raise(response: httpx.Response) -> Any:

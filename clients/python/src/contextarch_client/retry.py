@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import random
+import uuid
 from dataclasses import dataclass
+from typing import Any
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IN_PROGRESS = "idempotency_key_in_progress"  # 409 while the first request with the key still runs
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
     """Exponential backoff with full jitter, capped; `Retry-After` wins when the server sends it.
 
-    Only idempotent calls are retried (reads, context assembly, consumption reports, which the API
-    treats as idempotent): a write that may have landed is never sent twice.
+    Reads, context assembly and consumption reports are idempotent and simply sent again. A write
+    (POST) carries an `Idempotency-Key`, the same on every attempt, so the service answers a repeat
+    with the first answer instead of writing twice; other writes are sent again only when the
+    connection was refused (nothing reached the service).
     """
 
     max_retries: int = 3
@@ -35,3 +41,20 @@ def retry_after_seconds(value: str | None) -> float | None:
         return float(value)
     except ValueError:
         return None
+
+
+def attempt_headers(*, method: str, idempotent: bool) -> tuple[dict[str, str], bool]:
+    """Headers every attempt of one call carries, and whether the call may be sent again after a failure."""
+    if idempotent:
+        return {}, True
+    if method == "POST":
+        return {IDEMPOTENCY_HEADER: uuid.uuid4().hex}, True
+    return {}, False
+
+
+def retryable(status: int, body: Any) -> bool:
+    """A status worth another attempt: 429/502/503/504, or a 409 while the same key's first request runs."""
+    if status in RETRY_STATUSES:
+        return True
+    error = body.get("error") if status == 409 and isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("code") == IN_PROGRESS
