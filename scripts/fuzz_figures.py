@@ -24,7 +24,7 @@ def figures(summary: str) -> dict[str, int]:
     failures = re.search(r"Failures:\s*\n((?:[ \t]+\S.*\n)+)", tail)
     server = violations = 0
     for name, number in re.findall(r"^[ \t]+\S+[ \t]+(.+?): (\d+)[ \t]*$", failures.group(1) if failures else "", re.M):
-        if name.strip() == SERVER_ERROR:
+        if SERVER_ERROR in name:  # "ST101 Server error"
             server += int(number)
         else:
             violations += int(number)
