@@ -188,11 +188,18 @@ if REDIS_URL:
             "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient", "IGNORE_EXCEPTIONS": True},
         },
     }
+    CACHES["ratelimit-failures"] = CACHES["ratelimit"]
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ca"},
         "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ca-ratelimit"},
+        # Bad keys and wrong passwords: shared by the server's worker processes (apps/core/cache.py).
+        "ratelimit-failures": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "ratelimit"),
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        },
     }
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 

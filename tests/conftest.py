@@ -65,6 +65,12 @@ def _fresh_rate_limits() -> None:
 
 
 @pytest.fixture
+def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pins the rate limiter's clock 1 s into a window, so a burst never straddles two windows."""
+    monkeypatch.setattr("apps.core.ratelimit.clock", lambda: 1_800_000_001.0)  # a multiple of 60 and 300, + 1
+
+
+@pytest.fixture
 def tenant(db: None) -> Tenant:
     return make_tenant("acme")
 

@@ -46,15 +46,21 @@ def set_value(key: str, value: Any, timeout: int) -> None:
         log.warning("cache set failed for %s", key, exc_info=True)
 
 
-# --- Counters (rate limits) in their own cache alias, "ratelimit" ---------------------------------
+# --- Counters (rate limits) in their own cache aliases --------------------------------------------
+# "ratelimit": request rates (Redis, else this process's memory: on every request, so it must be cheap);
+# "ratelimit-failures": bad keys and wrong passwords (Redis, else files under var/ shared by every
+# process of the machine, so N server workers do not allow N times the attempts).
+REQUESTS = "ratelimit"
+FAILURES = "ratelimit-failures"
 
 
-def counter_incr(key: str, timeout: int) -> int | None:
+def counter_incr(key: str, timeout: int, *, alias: str = REQUESTS) -> int | None:
     """Add one to a counter that expires `timeout` s after its first hit; None when the cache fails.
 
-    Atomic on both backends (Redis INCR; LocMemCache holds a lock), so concurrent hits are all counted.
+    Atomic on Redis (INCR) and in memory (LocMemCache holds a lock); the file store reads and
+    writes, so concurrent hits from several processes may be counted once.
     """
-    counters = caches["ratelimit"]
+    counters = caches[alias]
     try:
         try:
             value = counters.incr(key)
@@ -68,10 +74,10 @@ def counter_incr(key: str, timeout: int) -> int | None:
     return int(value) if value is not None else None
 
 
-def counter_get(key: str) -> int:
+def counter_get(key: str, *, alias: str = REQUESTS) -> int:
     """A counter's value (0 when missing or when the cache fails)."""
     try:
-        value = caches["ratelimit"].get(key)
+        value = caches[alias].get(key)
     except Exception:  # noqa: BLE001
         log.warning("rate-limit counter read failed for %s", key, exc_info=True)
         return 0
@@ -80,11 +86,12 @@ def counter_get(key: str) -> int:
 
 def counters_clear() -> None:
     """Forget every counter (tests; an operator lifting a block). Redis: only the counters' keys."""
-    try:
-        counters: Any = caches["ratelimit"]
-        if hasattr(counters, "delete_pattern"):
-            counters.delete_pattern("*")  # the alias has its own KEY_PREFIX
-        else:
-            counters.clear()
-    except Exception:  # noqa: BLE001
-        log.warning("rate-limit counters could not be cleared", exc_info=True)
+    for alias in (REQUESTS, FAILURES):
+        try:
+            counters: Any = caches[alias]
+            if hasattr(counters, "delete_pattern"):
+                counters.delete_pattern("*")  # the alias has its own KEY_PREFIX
+            else:
+                counters.clear()
+        except Exception:  # noqa: BLE001
+            log.warning("rate-limit counters %s could not be cleared", alias, exc_info=True)

@@ -28,10 +28,10 @@ def login_failure_record(
     if request is None:
         return
     rate = settings.RATE_LIMIT_LOGIN_FAILURES
-    rate_hit(bucket=BY_ADDRESS, ident=request_address(request), rate=rate)
+    rate_hit(bucket=BY_ADDRESS, ident=request_address(request), rate=rate, failures=True)
     username = credentials.get("username")
     if isinstance(username, str) and username:
-        rate_hit(bucket=BY_USERNAME, ident=username.casefold(), rate=rate)
+        rate_hit(bucket=BY_USERNAME, ident=username.casefold(), rate=rate, failures=True)
 
 
 def login_blocked(*, request: HttpRequest) -> int | None:

@@ -1,5 +1,6 @@
 """Fixed-window rate limits over the cache door (Redis with REDIS_URL, so shared by every process;
-local memory otherwise, so per process).
+otherwise request rates in each process's memory and failure counts in files under var/ that every
+process of the machine shares).
 
 A rate is (hits, seconds): at most `hits` in each window of `seconds` aligned on the clock. When a
 window is full, the caller answers 429 with `Retry-After` = the seconds left in it. Limits that
@@ -22,6 +23,11 @@ from apps.core import cache
 Rate = tuple[int, int]
 
 
+def clock() -> float:
+    """Seconds since the epoch: which window a hit falls in (a test pins it to one window)."""
+    return time.time()
+
+
 def _key(bucket: str, ident: str, seconds: int, now: float) -> tuple[str, int]:
     """The window's counter key and the seconds left in the window (at least 1)."""
     start = int(now // seconds) * seconds
@@ -29,23 +35,27 @@ def _key(bucket: str, ident: str, seconds: int, now: float) -> tuple[str, int]:
     return f"{bucket}:{digest}:{start}", max(1, math.ceil(start + seconds - now))
 
 
-def rate_hit(*, bucket: str, ident: str, rate: Rate | None) -> int | None:
-    """Count one hit; None while within the rate, else the seconds until the window ends."""
+def rate_hit(*, bucket: str, ident: str, rate: Rate | None, failures: bool = False) -> int | None:
+    """Count one hit; None while within the rate, else the seconds until the window ends.
+
+    `failures=True` counts in the store shared by every process even without Redis (failures are rare).
+    """
     if rate is None:
         return None
     hits, seconds = rate
-    key, left = _key(bucket, ident, seconds, time.time())
-    count = cache.counter_incr(key, timeout=seconds + 1)
+    key, left = _key(bucket, ident, seconds, clock())
+    count = cache.counter_incr(key, timeout=seconds + 1, alias=cache.FAILURES if failures else cache.REQUESTS)
     return left if count is not None and count > hits else None
 
 
 def rate_blocked(*, bucket: str, ident: str, rate: Rate | None) -> int | None:
-    """Without counting: None while the window has room, else the seconds until it ends."""
+    """Without counting a failure limit (`rate_hit(failures=True)`): None while the window has room,
+    else the seconds until it ends."""
     if rate is None:
         return None
     hits, seconds = rate
-    key, left = _key(bucket, ident, seconds, time.time())
-    return left if cache.counter_get(key) >= hits else None
+    key, left = _key(bucket, ident, seconds, clock())
+    return left if cache.counter_get(key, alias=cache.FAILURES) >= hits else None
 
 
 def client_address(*, remote_addr: str | None, forwarded_for: str | None) -> str:

@@ -39,7 +39,7 @@ def authenticate_secret(secret: str, *, address: str) -> ApiClient | None:
         raise TooManyRequests("too many bad API keys from this address", retry_after=wait)
     key = api_key_get_active(secret=secret)
     if key is None:
-        rate_hit(bucket="api-key-failures", ident=address, rate=failures)
+        rate_hit(bucket="api-key-failures", ident=address, rate=failures, failures=True)
         return None
     wait = rate_hit(bucket="api-key", ident=str(key.pk), rate=settings.RATE_LIMIT_API_KEY)
     if wait is not None:

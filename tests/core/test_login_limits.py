@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import AbstractUser
 from django.test import Client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("one_window")]
 
 PASSWORD = "correct horse battery"
 

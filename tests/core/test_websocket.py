@@ -131,6 +131,7 @@ async def test_it_answers_unstorable_or_deep_messages_with_an_error_and_stays_op
         await communicator.disconnect()
 
 
+@pytest.mark.usefixtures("one_window")
 async def test_each_message_counts_against_the_keys_rate(settings: object) -> None:
     settings.RATE_LIMIT_API_KEY = (3, 60)  # type: ignore[attr-defined]
     tenant = await sync_to_async(make_tenant)("ws")

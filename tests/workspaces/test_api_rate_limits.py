@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
+from django.conf import settings
 from django.test import override_settings
 from rest_framework.test import APIClient
 
@@ -14,7 +16,7 @@ from apps.core import cache
 from apps.workspaces.services import api_key_create
 from tests.conftest import Tenant
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("one_window")]
 
 REDIS_URL = "redis://127.0.0.1:6379/8"
 REDIS_COUNTERS = {
@@ -43,6 +45,15 @@ def test_it_stops_a_burst_of_bad_api_keys_from_one_address(tenant: Tenant, anon:
     # The address is blocked for the rest of the window, whatever key it sends; others are not.
     assert_rate_limited(tenant.client.get("/api/v1/layers/"), within=60)
     assert tenant.client.get("/api/v1/layers/", REMOTE_ADDR="10.0.0.7").status_code == 200
+
+
+def test_without_redis_the_failures_are_counted_in_files_every_server_process_shares(anon: APIClient) -> None:
+    store = Path(settings.CACHES["ratelimit-failures"]["LOCATION"])
+    assert store.is_relative_to(Path(settings.VAR_DIR))
+    before = set(store.glob("*.djcache")) if store.exists() else set()
+    anon.credentials(HTTP_AUTHORIZATION="Bearer ca_wrong")
+    assert anon.get("/api/v1/layers/").status_code == 401
+    assert set(store.glob("*.djcache")) - before  # a fresh window's counter, on disk
 
 
 def test_it_never_throttles_a_normal_client(tenant: Tenant) -> None:
