@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.web.views import dashboard, layers, preview, preview_stream, sessions, workspace
+from apps.web.views import dashboard, layers, preview, preview_stream, profiles, sessions, workspace
 
 app_name = "web"
 urlpatterns = [
@@ -18,6 +18,10 @@ urlpatterns = [
     path("layers/<int:layer_id>/items/<int:item_id>/delete/", layers.item_remove, name="layer-item-delete"),
     path("layers/<int:layer_id>/children/", layers.child_add, name="layer-child-add"),
     path("layers/<int:layer_id>/delete/", layers.remove, name="layer-delete"),
+    path("profiles/", profiles.profiles, name="profiles"),
+    path("profiles/new/", profiles.profile_new, name="profile-new"),
+    path("profiles/<str:name>/", profiles.profile, name="profile"),
+    path("profiles/<str:name>/delete/", profiles.profile_remove, name="profile-delete"),
     path("preview/", preview.preview, name="preview"),
     path("preview/stream/", preview_stream.preview_stream, name="preview-stream"),
     path("sessions/", sessions.sessions, name="sessions"),
