@@ -224,7 +224,13 @@ def _run_lock(layer_id: int) -> Iterator[None]:
     """The layer's session-level advisory lock, waited for and released on exit."""
     key = RUN_LOCK_NAMESPACE | layer_id
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_lock(%s)", [key])
+        # The wait is for another run of this layer (an LLM may take minutes), not a stuck row:
+        # it is exempt from the connection's lock_timeout (DB_LOCK_TIMEOUT_MS), restored after.
+        cur.execute("SELECT set_config('lock_timeout', '0', false)")
+        try:
+            cur.execute("SELECT pg_advisory_lock(%s)", [key])
+        finally:
+            cur.execute("SELECT set_config('lock_timeout', %s, false)", [f"{settings.DB_LOCK_TIMEOUT_MS}ms"])
     try:
         yield
     finally:

@@ -220,3 +220,28 @@ def test_no_transaction_stays_open_while_the_llm_answers(llm: FakeLlm, team: Tre
     result = layer_summarize(layer=team.team, force=True)
     assert result.status == "generated" and seen
     assert all(open_transactions == 0 and run_locks >= 1 for open_transactions, run_locks in seen), seen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_run_of_a_layer_waits_for_the_first_past_the_lock_timeout(llm: FakeLlm, team: Tree) -> None:
+    import threading
+
+    from django.db import connection
+
+    from apps.core import background
+
+    assert background.wait_idle(60)
+    llm.on_request = lambda: time.sleep(2.5)  # the first run holds the run lock past DB_LOCK_TIMEOUT_MS (2 s)
+    results: list[str] = []
+
+    def run() -> None:
+        results.append(layer_summarize(layer=team.team, force=True).status)
+        connection.close()
+
+    runs = [threading.Thread(target=run) for _ in range(2)]
+    for thread in runs:
+        thread.start()
+        time.sleep(0.2)
+    for thread in runs:
+        thread.join(30)
+    assert results == ["generated", "generated"]  # the second waited past the lock timeout, then ran
