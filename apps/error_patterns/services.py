@@ -8,6 +8,7 @@ PostgreSQL aborts (deadlock, serialization) is retried (`retry.py`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,6 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.errors import InvalidInput
 from apps.core.versions import content_changed
 from apps.error_patterns.models import Attempt, ErrorPattern, HintInjection, Outcome
 from apps.error_patterns.retry import atomic_with_retry
@@ -184,6 +186,18 @@ def _upsert_pattern(*, workspace_id: int, signature: str, error: str, solution: 
         )
         pattern_id, inserted = cursor.fetchone()
     return pattern_id, bool(inserted)
+
+
+def pattern_update(*, pattern: ErrorPattern, solution: str, confidence: float) -> ErrorPattern:
+    """An operator's correction of a captured pattern: its solution (redacted like an attempt's) and confidence."""
+    if not solution.strip():
+        raise InvalidInput("solution must not be empty", code="invalid_solution")
+    if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
+        raise InvalidInput("confidence must be between 0 and 1", code="invalid_confidence")
+    pattern.solution = text_redact(workspace_id=pattern.workspace_id, text=solution).text
+    pattern.confidence = confidence
+    pattern.save(update_fields=["solution", "confidence"])
+    return pattern
 
 
 def pattern_delete(*, pattern: ErrorPattern) -> None:

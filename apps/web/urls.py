@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.web.views import dashboard, layers, preview, preview_stream, profiles, sessions, workspace
+from apps.web.views import dashboard, layers, patterns, preview, preview_stream, profiles, sessions, workspace
 
 app_name = "web"
 urlpatterns = [
@@ -22,6 +22,9 @@ urlpatterns = [
     path("profiles/new/", profiles.profile_new, name="profile-new"),
     path("profiles/<str:name>/", profiles.profile, name="profile"),
     path("profiles/<str:name>/delete/", profiles.profile_remove, name="profile-delete"),
+    path("patterns/", patterns.patterns, name="patterns"),
+    path("patterns/<int:pattern_id>/", patterns.pattern, name="pattern"),
+    path("patterns/<int:pattern_id>/delete/", patterns.pattern_remove, name="pattern-delete"),
     path("preview/", preview.preview, name="preview"),
     path("preview/stream/", preview_stream.preview_stream, name="preview-stream"),
     path("sessions/", sessions.sessions, name="sessions"),
