@@ -20,6 +20,7 @@ layer does not re-embed its items.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ from django.db import OperationalError, connection, transaction
 
 from apps.core import embeddings, events
 from apps.core.versions import content_changed
+from apps.layers.embedding_rate import rate_note
 from apps.layers.models import EmbeddingClaim, Item
 from apps.metrics.registry import ITEMS_EMBEDDED
 
@@ -175,8 +177,10 @@ def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
     )
     if not claimed:
         return 0
+    started = time.perf_counter()
     try:
         vectors = embeddings.embed_passages([row.text for row in claimed])
+        rate_note(items=len(claimed), seconds=time.perf_counter() - started)  # for the status's ETA
     except Exception:
         _release([row.id for row in claimed])  # let the retry (or the next sweep) take them at once
         raise

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from apps.core import embeddings, tokenizer
+from apps.core import cache, embeddings, tokenizer
+
+RATE_KEY = "embedding-rate"
+RATE_SECONDS = 24 * 3600
+RATE_WEIGHT = 0.3  # of the newest batch in the moving average
 
 
 @dataclass(frozen=True)
@@ -56,3 +60,20 @@ def sample_passages(*, count: int, seed: int = 5) -> list[str]:
     """`count` short conversational turns (8-40 words, like LoCoMo's), reproducible for a seed."""
     rng = random.Random(seed)
     return [" ".join(rng.choices(_WORDS, k=rng.randint(8, 40))).capitalize() + "." for _ in range(count)]
+
+
+def rate_note(*, items: int, seconds: float) -> None:
+    """Fold one embedded batch into the moving average of items/s (shared through the cache, so every
+    process's status sees what the background embedder achieves; a lost update only skips a sample)."""
+    if items < 1 or seconds <= 0:
+        return
+    sample = items / seconds
+    previous = rate_recent()
+    rate = sample if previous is None else (1 - RATE_WEIGHT) * previous + RATE_WEIGHT * sample
+    cache.set_value(RATE_KEY, rate, RATE_SECONDS)
+
+
+def rate_recent() -> float | None:
+    """The background embedder's recent items/s (one worker's), or None before its first batch."""
+    value = cache.get_value(RATE_KEY)
+    return float(value) if isinstance(value, int | float) and value > 0 else None

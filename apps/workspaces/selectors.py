@@ -34,18 +34,24 @@ def membership_get(*, workspace: Workspace, user: AbstractBaseUser) -> Membershi
 def workspace_status(*, workspace: Workspace) -> dict[str, Any]:
     """The workspace at a glance: counts, embedding backlog, background queue and active providers.
 
-    A client that bulk-loads polls this until `items_pending_embedding` is 0.
+    A client that bulk-loads polls this until `items_pending_embedding` is 0;
+    `embedding_eta_seconds` is that backlog over the embedder's recent rate (null before it has one).
     """
     from apps.core import background, embeddings
+    from apps.layers.embedding_rate import rate_recent
     from apps.layers.models import Item, Layer
     from apps.layers.vectors import vector_available
 
     provider = embeddings.get_provider()
+    pending = Item.objects.filter(workspace=workspace, embedding__isnull=True).count()
+    rate = rate_recent()
     return {
         "workspace": workspace.slug,
         "layers": Layer.objects.filter(workspace=workspace).count(),
         "items": Item.objects.filter(workspace=workspace).count(),
-        "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
+        "items_pending_embedding": pending,
+        "embedding_items_per_s": None if rate is None else round(rate, 2),
+        "embedding_eta_seconds": 0.0 if not pending else None if rate is None else round(pending / rate, 1),
         "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
         "providers": {
             "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},

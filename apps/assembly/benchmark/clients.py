@@ -25,6 +25,7 @@ class Sample:
     tokens: int = 0
     partial: bool = False  # the deadline passed and part of the context is missing
     cached: bool = False
+    error: str = ""  # a failed request: its status and error code, or the connection error
 
 
 def _sample(ms: float, body: dict[str, Any]) -> Sample:
@@ -59,11 +60,17 @@ def _post(conn: http.client.HTTPConnection, path: str, body: bytes, headers: dic
         conn.request("POST", path, body, headers)
         response = conn.getresponse()
         payload = response.read()
-    except (OSError, http.client.HTTPException):
+    except (OSError, http.client.HTTPException) as exc:
         conn.close()  # the next request reconnects
-        return Sample((time.perf_counter() - started) * 1000, False)
+        return Sample((time.perf_counter() - started) * 1000, False, error=type(exc).__name__)
     ms = (time.perf_counter() - started) * 1000
-    return _sample(ms, json.loads(payload)) if response.status == 200 else Sample(ms, False)
+    if response.status == 200:
+        return _sample(ms, json.loads(payload))
+    try:
+        code = json.loads(payload)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        code = "?"
+    return Sample(ms, False, error=f"{response.status} {code}")
 
 
 def run_http(*, url: str, secret: str, bodies: list[dict[str, Any]], concurrency: int) -> tuple[list[Sample], float]:

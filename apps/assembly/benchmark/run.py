@@ -4,6 +4,7 @@ the floor and the embedding rate in the same run; one table at the end."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -148,6 +149,8 @@ def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str],
                 cpu = _delta(before, _cpu([server_pid, postmaster], own=False)) if server_pid else None
                 summaries.append(summarize(path="http", mode=mode, samples=samples, seconds=seconds, cpu_seconds=cpu))
                 write(summary_line(summaries[-1]))
+                if failed := Counter(s.error for s in samples if not s.ok):
+                    write(f"  {mode} errors: " + ", ".join(f"{n} x {error}" for error, n in failed.most_common()))
     else:
         write("HTTP skipped: give --url of a server that uses this database, or --server to start one")
     ratio = floor_ratio(summaries, floor.cpu_ms)

@@ -208,7 +208,11 @@ class AsyncContextArchitect:
         while True:
             current = await self.status()
             if progress is not None:
-                progress.set_postfix_str(f"{current.items_pending_embedding} waiting for embeddings")
+                eta = current.embedding_eta_seconds
+                progress.set_postfix_str(
+                    f"{current.items_pending_embedding} waiting for embeddings"
+                    + ("" if eta is None else f", about {eta:.0f} s left")
+                )
             if current.items_pending_embedding == 0 or time.monotonic() >= deadline:
                 return current
             await asyncio.sleep(interval)

@@ -242,6 +242,8 @@ class Status(Model):
     layers: int
     items: int
     items_pending_embedding: int
+    embedding_items_per_s: float | None = None  # the background embedder's recent rate
+    embedding_eta_seconds: float | None = None  # the backlog at that rate; None before a rate is known
     background: dict[str, Any]
     providers: dict[str, Any]
 
