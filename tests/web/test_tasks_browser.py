@@ -18,6 +18,8 @@ from pytest_django.live_server_helper import LiveServer
 
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
+from apps.core import background
+from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from tests.web.conftest import People
@@ -62,9 +64,10 @@ def chat(people: People, project: Layer) -> Conversation:
         context_assemble(
             workspace=people.viewer.workspace,
             params=ContextParams(
-                layer_id=conversation.layer.pk, query="retry worker payment queue", token_budget=budget
+                layer_id=conversation.layer.pk, query="retry worker payment queue", token_budget=budget, timeout_ms=0
             ),
         )
+    assert background.wait_idle(120)  # nothing may write once the browser runs (see harness.py)
     return conversation
 
 
@@ -144,14 +147,22 @@ def test_the_user_streams_the_chunks_and_can_cancel_a_slow_preview(
     assert held, "the request was sent"
 
 
-def test_the_developer_finds_an_assembly_reads_its_trace_replays_it_and_downloads_a_state_dump(
-    people: People, project: Layer, live_server: LiveServer, browser: Browser
-) -> None:
-    workspace = people.operator.workspace
+@pytest.fixture
+def assemblies(people: People, project: Layer) -> None:
+    """Made once every item is searchable by meaning, so a replay now meets the same candidates."""
+    assert background.wait_idle(120)
+    items_embed_pending(workspace_id=people.operator.workspace.pk)
     for query in ("who answers billing questions", "when are invoices generated", "card payment retries"):
         context_assemble(
-            workspace=workspace, params=ContextParams(layer_id=project.pk, query=query, token_budget=150, timeout_ms=0)
+            workspace=people.operator.workspace,
+            params=ContextParams(layer_id=project.pk, query=query, token_budget=150, timeout_ms=0),
         )
+
+
+def test_the_developer_finds_an_assembly_reads_its_trace_replays_it_and_downloads_a_state_dump(
+    people: People, project: Layer, assemblies: None, live_server: LiveServer, browser: Browser
+) -> None:
+    workspace = people.operator.workspace
     page = new_page(browser, accept_downloads=True)
     login(page, live_server.url, people.operator, next_path="/console/")
     page.goto(f"{live_server.url}/console/")
