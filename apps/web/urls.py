@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.web.views import dashboard, layers, patterns, preview, preview_stream, profiles, sessions, workspace
+from apps.web.views import dashboard, layers, members, patterns, preview, preview_stream, profiles, sessions, workspace
 
 app_name = "web"
 urlpatterns = [
@@ -25,6 +25,11 @@ urlpatterns = [
     path("patterns/", patterns.patterns, name="patterns"),
     path("patterns/<int:pattern_id>/", patterns.pattern, name="pattern"),
     path("patterns/<int:pattern_id>/delete/", patterns.pattern_remove, name="pattern-delete"),
+    path("members/", members.members, name="members"),
+    path("members/keys/", members.key_add, name="key-add"),
+    path("members/keys/<int:key_id>/revoke/", members.key_revoke, name="key-revoke"),
+    path("members/set/", members.member_set, name="member-set"),
+    path("members/<int:membership_id>/remove/", members.member_remove, name="member-remove"),
     path("preview/", preview.preview, name="preview"),
     path("preview/stream/", preview_stream.preview_stream, name="preview-stream"),
     path("sessions/", sessions.sessions, name="sessions"),
