@@ -31,6 +31,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """A lost database (or its timeout) is a 503 with Retry-After; anything else a 500."""
     error = sys.exc_info()[1]  # Django calls the 500 handler while handling the exception
     outage = db_health.classify(error) if error is not None else None
+    if outage is None and (db_health.database_down() or not db_health.probe()):
+        outage = "unavailable"  # a knock-on error (a broken transaction, ...) while the database is gone
     if outage is not None:
         if outage == "unavailable":
             db_health.mark_down()

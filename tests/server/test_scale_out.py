@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -97,10 +98,20 @@ def test_two_instances_a_worker_and_beat_share_the_cache_and_the_websocket_event
             assert not Item.objects.filter(workspace=tenant.workspace, embedding__isnull=True).exists()
             assert all(m.startswith("local:") for m in Item.objects.values_list("embedding_model", flat=True))
 
+            # Beat's sweeps (summaries of the new items, communities) run on the worker meanwhile and
+            # may change the workspace's content version between two requests, which is a rightful
+            # miss; the cache must cross instances once they are done (three tries).
             query = {"layer": tenant.root.pk, "query": "How long are backups kept?", "token_budget": 200}
-            status, _, assembled = http_json("POST", f"{second}/api/v1/context/", query, auth)
-            assert status == 200 and "35 days" in assembled["context"] and assembled["cached"] is False
-            status, _, again = http_json("POST", f"{first}/api/v1/context/", query, auth)
-            assert status == 200 and again["cached"] is True and again["trace_id"] == assembled["trace_id"]
+            pairs = []
+            for _ in range(3):
+                status, _, assembled = http_json("POST", f"{second}/api/v1/context/", query, auth)
+                assert status == 200 and "35 days" in assembled["context"], assembled
+                status, _, again = http_json("POST", f"{first}/api/v1/context/", query, auth)
+                assert status == 200, again
+                pairs.append((assembled["trace_id"], again["cached"], again["trace_id"]))
+                if again["cached"] and again["trace_id"] == assembled["trace_id"]:
+                    break
+                time.sleep(5)
+            assert pairs[-1][1] is True and pairs[-1][0] == pairs[-1][2], pairs
 
         assert "beat: Starting" in (tmp_path / "beat.log").read_text()
