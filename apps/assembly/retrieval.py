@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from django.db.models import Q
 
+from apps.assembly.adjacency import NEIGHBOUR_SEED_RANK, adjacent_turns
 from apps.assembly.deadline import KEYWORD_FLOOR_MS, Deadline
 from apps.assembly.engine import Candidate, Rung
 from apps.assembly.sources import SourceRequest, configured_sources
@@ -163,25 +164,34 @@ def retrieve(
 def _add_neighbour_turns(
     candidates: dict[int, Candidate], parent_of: dict[int, int], filters: ItemFilters, layer_names: dict[int, str]
 ) -> None:
-    """The turn a retrieved message answers, and the replies to it, come along (one query).
+    """The turn a retrieved message answers, the replies to it, and the turns said just before
+    and after the top hits come along (two queries).
 
     A question's answer often sits in the short turn next to the one that matched ("Weigh-in
     this morning: 79.5 kg." beside the assistant's reply about it). Neighbours rank right behind
     their hit (see rank.relevance_by_position).
     """
-    hits = [c.id for c in candidates.values() if c.kind == "message" and (c.vector_rank or c.keyword_rank)]
-    if not hits:
+    messages = [c for c in candidates.values() if c.kind == "message" and (c.vector_rank or c.keyword_rank)]
+    if not messages:
         return
+    hits = [c.id for c in messages]
     hit_set = set(hits)
     wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
+    seeds = [
+        c.id
+        for c in messages
+        if min(c.vector_rank or NEIGHBOUR_SEED_RANK + 1, c.keyword_rank or NEIGHBOUR_SEED_RANK + 1)
+        <= NEIGHBOUR_SEED_RANK
+    ]
+    adjacent = adjacent_turns(workspace_id=filters.workspace_id, seeds=seeds)
     rows = Item.objects.filter(
-        filters.q() & Q(kind="message") & (Q(pk__any=list(wanted_parents)) | Q(parent_id__any=list(hits)))
+        filters.q() & Q(kind="message") & (Q(pk__any=[*wanted_parents, *adjacent]) | Q(parent_id__any=list(hits)))
     ).values(*ROW_FIELDS)
     for row in rows:
         parent = row.pop("parent_id")
         if row["id"] in candidates:
             continue
-        via = parent if parent in hit_set else wanted_parents.get(row["id"])
+        via = parent if parent in hit_set else wanted_parents.get(row["id"], adjacent.get(row["id"]))
         if via is None:
             continue
         metadata = {**(row["metadata"] or {}), "neighbour_of": via}

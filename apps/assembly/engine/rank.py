@@ -1,7 +1,7 @@
 """Ranking: every signal becomes a score part in [0, 1]; the score is their weighted mean.
 
-Parts: fused retrieval relevance (reciprocal-rank fusion of vector and keyword ranks, with the
-raw similarity and keyword score kept for the trace), recency (half-life), importance,
+Parts: fused retrieval relevance (the place in the order of scaled vector and keyword scores,
+engine/fusion.py, with the raw similarity and keyword score kept for the trace), recency (half-life), importance,
 confidence, priority level, same-group match, agent-type relevance, a strategy's helpfulness
 (agents' feedback) and conversation distance.
 A part that does not apply to a candidate (no priority on a memory, no distance on a document)
@@ -13,11 +13,13 @@ Custom scorers have the signature of `weighted_score` and are registered by name
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 
+from apps.assembly.engine.fusion import fusion_scores
 from apps.assembly.engine.policy import Resolution
 from apps.assembly.engine.types import Candidate, Scored
 
@@ -29,8 +31,9 @@ PRIORITY_VALUE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 class RankWeights:
     """How much each part counts; relevance dominates by default."""
 
-    vector: float = 1.0
-    keyword: float = 1.0
+    # Fusion of the two searches (engine/fusion.py), chosen on the LoCoMo development set.
+    vector: float = 0.9
+    keyword: float = 1.1
     relevance: float = 0.8
     recency: float = 0.05  # a tie-breaker: old turns often hold the answer
     importance: float = 0.1
@@ -82,19 +85,21 @@ def fused(c: Candidate, weights: RankWeights) -> float:
 # Relevance falls linearly with the fused position over at least this many places, so a short
 # result list does not make its last hit look irrelevant.
 RELEVANCE_SPAN = 20
-NEIGHBOUR_SHARE = 0.5
+NEIGHBOUR_SHARE = 0.6
 
 
 def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
     """Relevance in [0, 1] from each search hit's place in the fused list: 1 for the best hit.
 
-    Fused RRF values are nearly flat (1/61 vs 1/62), which would let recency or importance
-    outvote retrieval; positions keep retrieval's order and give it the dynamic range it needs.
+    Fused values can be nearly flat, which would let recency or importance outvote retrieval;
+    positions keep retrieval's order (engine/fusion.py) and give it the dynamic range it needs.
     Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
     Hits with equal retrieval scores share a place: their order is only the database's tie-break,
     and must not outweigh a package's priority or agent type (seed 001 FR-002).
     """
-    hits = sorted((c for c in candidates if c.vector_rank or c.keyword_rank), key=lambda c: -fused(c, weights))
+    found = [c for c in candidates if c.vector_rank or c.keyword_rank]
+    fused_score = fusion_scores(found, vector=weights.vector, keyword=weights.keyword)
+    hits = sorted(found, key=lambda c: -fused_score[c.key])
     span = max(len(hits), RELEVANCE_SPAN)
     out: dict[tuple[str, int], float] = {}
     place, previous = 0, None
@@ -104,13 +109,17 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
             place = index
         previous = scores
         out[c.key] = 1.0 - place / span
+    ascending = sorted(fused_score.values())
     for c in candidates:
         if not c.metadata:
             continue
         inherited = float(c.metadata.get("inherited_relevance", 0.0))
         neighbour_of = c.metadata.get("neighbour_of")
-        if neighbour_of is not None:  # a turn next to a message hit ranks right behind it
-            inherited = max(inherited, NEIGHBOUR_SHARE * out.get((c.source, int(neighbour_of)), 0.0))
+        if neighbour_of is not None:
+            # A turn next to a message hit takes the place a hit with a share of its hit's score would take.
+            share = NEIGHBOUR_SHARE * fused_score.get((c.source, int(neighbour_of)), 0.0)
+            above = len(ascending) - bisect.bisect_right(ascending, share)
+            inherited = max(inherited, (1.0 - above / span) if share > 0 else 0.0)
         if inherited > out.get(c.key, 0.0):
             out[c.key] = inherited
     return out

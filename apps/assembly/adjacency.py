@@ -1,0 +1,45 @@
+"""The turns said just before and just after a message, in its own layer (one query).
+
+Conversations written without `parent` links (a client loading a transcript) still have an
+order: `created_at`, then id. Questions are often answered by the turn next to the one that
+matches them ("What did you name him?" → "Biscuit."); on the LoCoMo development set bringing the
+neighbours of the top hits is worth +0.05 to +0.09 recall at 500-1,000 tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection
+
+# Hits this high in either search bring their neighbours (more brings turns that cost budget
+# and rarely hold evidence).
+NEIGHBOUR_SEED_RANK = 5
+
+_ADJACENT = """
+    SELECT n.id, h.id FROM layers_item h
+    CROSS JOIN LATERAL (
+        (SELECT p.id FROM layers_item p
+         WHERE p.workspace_id = h.workspace_id AND p.layer_id = h.layer_id AND p.kind = 'message'
+               AND (p.created_at, p.id) < (h.created_at, h.id)
+         ORDER BY p.created_at DESC, p.id DESC LIMIT 1)
+        UNION ALL
+        (SELECT p.id FROM layers_item p
+         WHERE p.workspace_id = h.workspace_id AND p.layer_id = h.layer_id AND p.kind = 'message'
+               AND (p.created_at, p.id) > (h.created_at, h.id)
+         ORDER BY p.created_at, p.id LIMIT 1)
+    ) n
+    WHERE h.workspace_id = %s AND h.id = ANY(%s) AND h.kind = 'message'
+"""
+
+
+def adjacent_turns(*, workspace_id: int, seeds: Sequence[int]) -> dict[int, int]:
+    """neighbour id → the seed it is next to, for the messages among `seeds` (first seed wins)."""
+    if not seeds:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(_ADJACENT, [workspace_id, list(seeds)])
+        out: dict[int, int] = {}
+        for neighbour, seed in cur.fetchall():
+            out.setdefault(neighbour, seed)
+        return out

@@ -1,0 +1,79 @@
+"""Issue 13's ranking pieces: score fusion of the two searches, and the turns said next to a top hit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from apps.assembly.engine import Candidate
+from apps.assembly.engine.fusion import fusion_scores
+from tests.assembly.test_context_features import ask, bulk, layer
+from tests.conftest import Tenant
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def hit(id: int, *, sim: float | None = None, kw: float | None = None) -> Candidate:
+    return Candidate(
+        id=id,
+        kind="message",
+        type="",
+        layer_id=1,
+        layer_name="s",
+        content=f"turn {id}",
+        created_at=NOW,
+        vector_similarity=sim,
+        vector_rank=1 if sim is not None else None,
+        keyword_score=kw,
+        keyword_rank=1 if kw is not None else None,
+    )
+
+
+def test_a_hit_far_ahead_in_one_search_outranks_hits_mediocre_in_both() -> None:
+    hits = [hit(1, kw=9.0), hit(2, sim=0.84, kw=1.0), hit(3, sim=0.85, kw=1.0), hit(4, sim=0.80)]
+    scores = fusion_scores(hits, vector=0.9, keyword=1.1)
+    assert max(scores, key=lambda k: scores[k]) == ("item", 1)
+    assert scores[("item", 4)] == 0.0  # the lowest similarity of the hits scales to 0
+    assert scores[("item", 3)] > scores[("item", 2)]
+
+
+def test_one_search_alone_still_orders_the_hits() -> None:
+    scores = fusion_scores([hit(1, sim=0.9), hit(2, sim=0.8)], vector=1.0, keyword=1.0)
+    assert scores == {("item", 1): 1.0, ("item", 2): 0.0}
+    assert fusion_scores([hit(1, sim=0.9)], vector=1.0, keyword=1.0) == {("item", 1): 1.0}
+    assert fusion_scores([hit(1, kw=0.0)], vector=1.0, keyword=1.0) == {("item", 1): 0.0}
+
+
+@pytest.mark.django_db
+def test_the_turns_said_next_to_a_top_hit_come_along_without_parent_links(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk, external_id="chat")
+    said = [
+        "Morning! How was the weekend?",
+        "Great, we finally went to the Lisbon aquarium with the kids.",
+        "What did they like most?",
+        "The sea otters, by far.",
+        "Anything planned for next weekend?",
+        "Probably a bike ride along the river.",
+    ]
+    start = datetime(2025, 5, 3, 9, tzinfo=UTC)
+    bulk(
+        tenant,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": text,
+                "external_id": f"t{i}",
+                "created_at": (start + timedelta(seconds=i)).isoformat(),
+            }
+            for i, text in enumerate(said)
+        ],
+    )
+    root = tenant.root.pk
+    body = ask(tenant, layer=root, query="Which aquarium did they visit in Lisbon?", token_budget=400, format="text")
+    ids = [c["external_id"] for c in body["chunks"]]
+    assert ids[0] == "t1"
+    # said just before and after the hit, they rank right behind it though neither shares a word with the query
+    assert set(ids[1:3]) == {"t0", "t2"}
