@@ -34,15 +34,15 @@ def cand(id: int, content: str, **kw: object) -> Candidate:
 
 def test_it_ranks_pinned_items_first_then_by_fused_relevance() -> None:
     items = [
-        cand(1, "keyword only", keyword_rank=1, keyword_score=0.3),
-        cand(2, "both", vector_rank=2, vector_similarity=0.8, keyword_rank=2, keyword_score=0.2),
+        cand(1, "keyword only", keyword_rank=2, keyword_score=0.2),
+        cand(2, "both", vector_rank=1, vector_similarity=0.9, keyword_rank=1, keyword_score=0.3),
         cand(3, "pinned but irrelevant", pinned=True),
-        cand(4, "vector only", vector_rank=1, vector_similarity=0.9),
+        cand(4, "vector only", vector_rank=2, vector_similarity=0.8),
     ]
     ranked = rank(items, context=CTX)
     assert [s.candidate.id for s in ranked] == [3, 2, 1, 4] or [s.candidate.id for s in ranked] == [3, 2, 4, 1]
     assert ranked[0].parts["pinned"] == 1.0
-    assert ranked[1].parts["vector_rank"] == 2.0 and ranked[1].parts["keyword_rank"] == 2.0
+    assert ranked[1].parts["vector_rank"] == 1.0 and ranked[1].parts["keyword_rank"] == 1.0
 
 
 def test_it_prefers_recent_items_when_relevance_ties() -> None:

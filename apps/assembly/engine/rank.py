@@ -99,7 +99,7 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     """
     found = [c for c in candidates if c.vector_rank or c.keyword_rank]
     fused_score = fusion_scores(found, vector=weights.vector, keyword=weights.keyword)
-    hits = sorted(found, key=lambda c: -fused_score[c.key])
+    hits = sorted(found, key=lambda c: (-fused_score[c.key], -fused(c, weights)))  # ranks break ties
     span = max(len(hits), RELEVANCE_SPAN)
     out: dict[tuple[str, int], float] = {}
     place, previous = 0, None
