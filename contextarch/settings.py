@@ -295,7 +295,7 @@ QUERY_EMBEDDING_CACHE_SECONDS = env_int("QUERY_EMBEDDING_CACHE_SECONDS", 3600, m
 DEFAULT_MODEL = env_str("DEFAULT_MODEL", "gpt-4o")
 DEFAULT_TOKEN_BUDGET = env_int("DEFAULT_TOKEN_BUDGET", 8000, minimum=1)
 MAX_TOKEN_BUDGET = env_int("MAX_TOKEN_BUDGET", 2_000_000, minimum=1)
-RETRIEVAL_CANDIDATES = env_int("RETRIEVAL_CANDIDATES", 100, minimum=1)
+RETRIEVAL_CANDIDATES = env_int("RETRIEVAL_CANDIDATES", 50, minimum=1)
 RECENCY_HALF_LIFE_DAYS = env_float("RECENCY_HALF_LIFE_DAYS", 30.0, minimum=0.01)
 BULK_MAX_ITEMS = env_int("BULK_MAX_ITEMS", 1000, minimum=1)
 # Limits at the edge, each a 413 with the error shape (README, "Limits"): the body is refused
