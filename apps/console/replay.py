@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from apps.assembly.context_diff import context_diff
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_preview
 from apps.core.errors import InvalidInput
-from apps.web.selectors.candidates import CandidateRow, trace_rows
+from apps.web.selectors.candidates import CandidateRow, included_rows
 
 
 @dataclass(frozen=True)
@@ -94,21 +95,22 @@ def record_replay(*, record: AssemblyRecord) -> ReplayDiff:
     params, notes = replay_params(request=request, layer_id=original.layer_id)
     preview = context_preview(workspace=original.workspace, params=params)
     result, trace = preview.result, [entry.as_dict() for entry in preview.trace]
-    before = [row for row in trace_rows(workspace_id=record.workspace_id, trace=original.trace or []) if row.included]
-    after = [row for row in trace_rows(workspace_id=record.workspace_id, trace=trace) if row.included]
-    before_keys = {(row.source, row.id) for row in before}
-    after_keys = {(row.source, row.id) for row in after}
     compared = bool(original.trace) or original.items_included == 0
     if not compared:
         notes.append("the original's trace was not sampled (TRACE_SAMPLE_RATE): only the token totals compare")
+    change = context_diff(
+        before=original.trace or [], after=trace, tokens_before=original.tokens_used, tokens_after=result.total_tokens
+    )
+    before = included_rows(workspace_id=record.workspace_id, trace=original.trace or [])
+    after = included_rows(workspace_id=record.workspace_id, trace=trace)
     return ReplayDiff(
         original_trace_id=str(original.trace_id),
         trace_id=result.trace_id,
-        added=[row for row in after if (row.source, row.id) not in before_keys] if compared else [],
-        removed=[row for row in before if (row.source, row.id) not in after_keys],
-        kept=len(before_keys & after_keys),
-        tokens_before=original.tokens_used,
-        tokens_after=result.total_tokens,
+        added=[after[key] for key in change.added] if compared else [],
+        removed=[before[key] for key in change.removed],
+        kept=change.kept,
+        tokens_before=change.tokens_before,
+        tokens_after=change.tokens_after,
         partial=result.partial,
         warnings=list(result.warnings),
         notes=notes,

@@ -176,3 +176,12 @@ def trace_rows(*, workspace_id: int, trace: list[dict[str, Any]]) -> list[Candid
             )
         )
     return rows
+
+
+def included_rows(*, workspace_id: int, trace: list[dict[str, Any]]) -> dict[tuple[str, int], CandidateRow]:
+    """The rows of the candidates that went into the context, by (source, id) (the first of duplicates)."""
+    rows: dict[tuple[str, int], CandidateRow] = {}
+    for row in trace_rows(workspace_id=workspace_id, trace=trace):
+        if row.included:
+            rows.setdefault((row.source, row.id), row)
+    return rows
