@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from apps.core.text import clip_words
 from apps.core.tokenizer import count_tokens, encoding_for_model
 
 _LINE_SPLIT = re.compile(r"\n+")
@@ -30,7 +31,6 @@ _TERMINAL = (".", "!", "?", ":", ";", "…", '"', "'", ")")
 _ANAPHORA = re.compile(r"(?:she|he|it|they|this|that|these|those|its|their|his|her)\b", re.IGNORECASE)
 ANAPHORA_DAMPING = 0.5
 QUESTION_DAMPING = 0.7
-ELLIPSIS = "…"
 REDUNDANT_SIMILARITY = 0.8
 MIN_FILL_TOKENS = 4  # less room than this is not worth a clipped sentence
 MAX_CANDIDATES = 4000  # sentences tried per summary; beyond it the tail is never central enough
@@ -143,16 +143,8 @@ def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[f
 
 def _clip(base: list[_Sentence], extra: _Sentence, room_check: _Fits) -> str | None:
     """`extra` cut at the longest word prefix (plus an ellipsis) that still fits after `base`."""
-    words = extra.text.split()
-    lo, hi, best = 3, len(words) - 1, None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        clipped = " ".join(words[:mid]).rstrip(",;:-\u2013") + ELLIPSIS
-        if room_check([*(s.text for s in base), clipped]):
-            best, lo = clipped, mid + 1
-        else:
-            hi = mid - 1
-    return best
+    texts = [s.text for s in base]
+    return clip_words(extra.text, lambda clipped: room_check([*texts, clipped]), least=3, trim=",;:-\u2013")
 
 
 class _Fits:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from apps.core.text import ELLIPSIS
 from apps.layers.models import Item, Layer
-from apps.summaries.extractive import ELLIPSIS, split_sentences
+from apps.summaries.extractive import split_sentences
 from apps.summaries.models import Depth, Summary
 
 

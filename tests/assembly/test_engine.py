@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.assembly.engine import Candidate, RankContext, assemble, rank
-from apps.assembly.engine.truncate import cut_to_fit, sentences
+from apps.core.text import cut_to_fit, sentences
 from apps.core.tokenizer import count_tokens
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 
-from apps.assembly.engine.truncate import sentences
 from apps.assembly.engine.types import Candidate, Rung
+from apps.core.text import sentences
 
 SUMMARY_CHARS = 280
 TITLE_WORDS = 12

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from apps.assembly.engine.format import FRAMES, Template, render, render_piece
 from apps.assembly.engine.ladder import ladder
 from apps.assembly.engine.policy import CONSERVATIVE_MAX_ITEMS, Resolution, allowed_depths
-from apps.assembly.engine.truncate import cut_to_fit
 from apps.assembly.engine.types import Assembled, Chunk, Counter, Rung, Scored, TraceEntry
+from apps.core.text import cut_to_fit
 
 
 @dataclass
