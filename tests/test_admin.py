@@ -105,6 +105,23 @@ def test_it_refuses_an_item_type_its_kind_does_not_take(superuser_client: Client
     assert "type" in response.context["adminform"].form.errors
 
 
+def test_it_shows_every_item_error_the_api_would_give_at_once(superuser_client: Client) -> None:
+    item = Item.objects.get(content="The sky is blue.")
+    data = {
+        "type": "requirement",
+        "content": "  ",
+        "role": "user",
+        "created_at_0": "2024-01-01",
+        "created_at_1": "00:00:00",
+        "importance": "3",
+        "metadata": "{}",
+    }
+    response = superuser_client.post(f"/admin/layers/item/{item.pk}/change/", data)
+    errors = response.context["adminform"].form.errors
+    assert set(errors) == {"type", "content", "role", "importance"}
+    assert errors["role"] == ["role and parent apply to messages only"]  # the service's words
+
+
 def test_it_hides_the_key_hash_and_shows_a_new_secret_once(superuser_client: Client, tenant: Tenant) -> None:
     key = ApiKey.objects.get(workspace=tenant.workspace)
     page = superuser_client.get(f"/admin/workspaces/apikey/{key.pk}/change/")

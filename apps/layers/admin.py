@@ -14,11 +14,12 @@ from django.contrib import admin
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
-from apps.layers.models import ITEM_TYPES, KIND_RANK, Item, ItemAccess, Layer, LayerKind, Relationship
+from apps.layers.models import KIND_RANK, Item, ItemAccess, Layer, LayerKind, Relationship
 from apps.layers.services import (
     ITEM_EDITABLE_FIELDS,
     item_delete,
     item_update,
+    item_update_errors,
     layer_create,
     layer_delete,
     layer_update,
@@ -107,25 +108,11 @@ class ItemAdminForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        kind = self.instance.kind
-        allowed = ITEM_TYPES.get(kind)
-        if allowed is not None and data.get("type", "") not in allowed:
-            self.add_error("type", f"A {kind} takes one of: {', '.join(t or '(none)' for t in allowed)}.")
-        if not str(data.get("content", "x")).strip():
-            self.add_error("content", "Content must not be empty.")
-        for name in ("confidence", "importance"):
-            value = data.get(name)
-            if value is not None and not 0.0 <= value <= 1.0:
-                self.add_error(name, "Must be within [0, 1].")
-        if kind == "message" and not data.get("role"):
-            self.add_error("role", "A message needs a role.")
-        if kind != "message" and data.get("role"):
-            self.add_error("role", "Only messages have a role.")
-        external_id = data.get("external_id")
-        if external_id and "external_id" in self.changed_data:
-            clash = Item.objects.filter(layer_id=self.instance.layer_id, external_id=external_id)
-            if clash.exclude(pk=self.instance.pk).exists():
-                self.add_error("external_id", "Another item of this layer has this external id.")
+        # The service's own validator (the API's), every reason at once; the instance is still unchanged here.
+        changes = {name: data[name] for name in self.changed_data if name in data and name in ITEM_EDITABLE_FIELDS}
+        for name, error in item_update_errors(item=self.instance, changes=changes).items():
+            if name not in self.errors:
+                self.add_error(name if name in self.fields else None, error.message)
         return data
 
 

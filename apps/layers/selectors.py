@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from apps.core.errors import NotFound
-from apps.layers.models import Item, Layer
+from apps.layers.models import Item, Layer, Relationship
 from apps.workspaces.models import Workspace
 
 
@@ -83,6 +83,13 @@ def item_get(*, workspace: Workspace, item_id: int) -> Item:
     if item is None:
         raise NotFound(f"item {item_id} not found", code="item_not_found")
     return item
+
+
+def relationship_get(*, workspace: Workspace, relationship_id: int) -> Relationship:
+    found = Relationship.objects.filter(workspace=workspace, pk=relationship_id).first()
+    if found is None:
+        raise NotFound(f"relationship {relationship_id} not found", code="relationship_not_found")
+    return found
 
 
 def items_list(

@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core import background, events, tokenizer
-from apps.core.errors import Conflict, InvalidInput, NotFound, TooLarge
+from apps.core.errors import Conflict, DomainError, InvalidInput, NotFound, TooLarge
 from apps.core.integrity import violated_constraint
 from apps.core.versions import content_changed
 from apps.layers.models import (
@@ -139,32 +139,48 @@ def content_hash(*, title: str, content: str) -> str:
     return hashlib.sha256(f"{title}\x00{content}".encode()).hexdigest()
 
 
-def _check_item(data: ItemInput) -> None:
+def item_errors(data: ItemInput) -> dict[str, DomainError]:
+    """Every reason `data` is not a valid item, by field, in the order they are checked ({} when fine).
+
+    The one validator: the API answers with the first, the layer page shows them all at once.
+    """
+    errors: dict[str, DomainError] = {}
     if data.kind not in ItemKind.values:
-        raise InvalidInput(f"kind must be one of {', '.join(ItemKind.values)}", code="invalid_kind")
+        errors["kind"] = InvalidInput(f"kind must be one of {', '.join(ItemKind.values)}", code="invalid_kind")
     allowed = ITEM_TYPES.get(data.kind)
     if allowed is not None and data.type not in allowed:
         shown = ", ".join(t or '""' for t in allowed)
-        raise InvalidInput(f"type of a {data.kind} must be one of {shown}", code="invalid_type")
+        errors["type"] = InvalidInput(f"type of a {data.kind} must be one of {shown}", code="invalid_type")
     if not data.content.strip():
-        raise InvalidInput("content must not be empty", code="invalid_content")
-    if len(data.content) > settings.ITEM_MAX_CONTENT_CHARS:
+        errors["content"] = InvalidInput("content must not be empty", code="invalid_content")
+    elif len(data.content) > settings.ITEM_MAX_CONTENT_CHARS:
         limit = settings.ITEM_MAX_CONTENT_CHARS
-        raise TooLarge(
+        errors["content"] = TooLarge(
             f"content is limited to {limit} characters per item; split long documents into several items",
             details={"limit_chars": limit, "chars": len(data.content)},
         )
     if data.kind == ItemKind.MESSAGE:
         if data.role not in MessageRole.values:
-            raise InvalidInput(f"a message needs a role: {', '.join(MessageRole.values)}", code="invalid_role")
+            errors["role"] = InvalidInput(
+                f"a message needs a role: {', '.join(MessageRole.values)}", code="invalid_role"
+            )
     elif data.role or data.parent is not None:
-        raise InvalidInput("role and parent apply to messages only", code="invalid_role")
+        errors["role"] = InvalidInput("role and parent apply to messages only", code="invalid_role")
     if data.priority and data.priority not in Priority.values:
-        raise InvalidInput(f"priority must be one of {', '.join(Priority.values)}", code="invalid_priority")
+        errors["priority"] = InvalidInput(
+            f"priority must be one of {', '.join(Priority.values)}", code="invalid_priority"
+        )
     if data.confidence is not None and not 0.0 <= data.confidence <= 1.0:
-        raise InvalidInput("confidence must be within [0, 1]", code="invalid_confidence")
+        errors["confidence"] = InvalidInput("confidence must be within [0, 1]", code="invalid_confidence")
     if not 0.0 <= data.importance <= 1.0:
-        raise InvalidInput("importance must be within [0, 1]", code="invalid_importance")
+        errors["importance"] = InvalidInput("importance must be within [0, 1]", code="invalid_importance")
+    return errors
+
+
+def _check_item(data: ItemInput) -> None:
+    errors = item_errors(data)
+    if errors:
+        raise next(iter(errors.values()))
 
 
 def _build_item(*, layer: Layer, data: ItemInput, now: datetime) -> Item:
@@ -313,12 +329,7 @@ ITEM_EDITABLE_FIELDS = (
 )
 
 
-@transaction.atomic
-def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
-    """Apply a partial update; a content or title change clears the embedding for re-embedding."""
-    unknown = set(changes) - set(ITEM_EDITABLE_FIELDS)
-    if unknown:
-        raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")
+def _updated_input(*, item: Item, changes: dict[str, Any]) -> ItemInput:
     data = ItemInput(
         kind=item.kind,
         content=item.content,
@@ -340,10 +351,31 @@ def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
     )
     for key, value in changes.items():
         setattr(data, key, value)
-    rebuilt = _build_item(layer=item.layer, data=data, now=item.created_at)
+    return data
+
+
+def item_update_errors(*, item: Item, changes: dict[str, Any]) -> dict[str, DomainError]:
+    """Every reason `changes` cannot be applied to `item`, by field ({} when fine); `item_update` raises the first."""
+    unknown = set(changes) - set(ITEM_EDITABLE_FIELDS)
+    if unknown:
+        return {"__all__": InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")}
+    data = _updated_input(item=item, changes=changes)
+    errors = item_errors(data)
     if data.external_id and data.external_id != item.external_id:
         if Item.objects.filter(layer_id=item.layer_id, external_id=data.external_id).exclude(pk=item.pk).exists():
-            raise Conflict(f"an item with external_id {data.external_id!r} exists", code="duplicate_external_id")
+            errors["external_id"] = Conflict(
+                f"an item with external_id {data.external_id!r} exists", code="duplicate_external_id"
+            )
+    return errors
+
+
+@transaction.atomic
+def item_update(*, item: Item, changes: dict[str, Any]) -> Item:
+    """Apply a partial update; a content or title change clears the embedding for re-embedding."""
+    errors = item_update_errors(item=item, changes=changes)
+    if errors:
+        raise next(iter(errors.values()))
+    rebuilt = _build_item(layer=item.layer, data=_updated_input(item=item, changes=changes), now=item.created_at)
     text_changed = rebuilt.content_hash != item.content_hash
     for name in set(ITEM_EDITABLE_FIELDS) | {"token_count", "content_hash"}:
         setattr(item, name, getattr(rebuilt, name))

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from django.test import Client
+from itertools import pairwise
+from typing import Any
 
-from apps.layers.models import Item, Layer, LayerConfig
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from apps.layers.models import Item, Layer, LayerConfig, Relationship
+from apps.layers.relationships import relationship_create
 from apps.layers.services import ItemInput, items_create, layer_create
 from tests.conftest import Tenant
 from tests.web.conftest import People
@@ -116,3 +122,194 @@ def test_it_lets_an_operator_add_and_delete_items_and_sub_layers(people: People,
     assert client.post(f"/layers/{session.pk}/delete/").status_code == 302
     assert client.post(f"/layers/{tenant.root.pk}/delete/").status_code == 302  # refused with a message
     assert Layer.objects.filter(pk=tenant.root.pk).exists()
+
+
+def edit_data(item: Item, **changes: str) -> dict[str, str]:
+    """The inline editor's fields as the page fills them for `item`, with `changes` on top."""
+    data = {
+        "type": item.type,
+        "title": item.title,
+        "content": item.content,
+        "importance": str(item.importance),
+        "confidence": "" if item.confidence is None else str(item.confidence),
+        "priority": item.priority,
+        "group_id": item.group_id,
+        "agent_types": ", ".join(item.agent_types),
+        "task_ids": ", ".join(item.task_ids),
+        "source_refs": "\n".join(item.source_refs),
+        "external_id": item.external_id or "",
+        "metadata": "{}",
+    }
+    if item.pinned:
+        data["pinned"] = "on"
+    return {**data, **changes}
+
+
+def test_it_opens_an_items_editor_in_its_row_and_saves_it_there(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    item = Item.objects.get(layer=project, kind="spec")
+    client = signed_in("otto")
+    url = f"/layers/{project.pk}/items/{item.pk}/edit/"
+    editor = client.get(url, HTTP_HX_REQUEST="true").content.decode().strip()
+    assert editor.startswith(f'<tr id="item-{item.pk}" class="editing">') and 'name="content"' in editor
+    data = edit_data(item, type="design", content="Every invoice carries a VAT id.", metadata='{"source": "wiki"}')
+    data.pop("pinned")
+    saved = client.post(url, data, HTTP_HX_REQUEST="true")
+    assert saved.status_code == 200
+    row = saved.content.decode().strip()
+    assert row.startswith(f'<tr id="item-{item.pk}">') and "VAT id" in row and ">saved<" in row
+    item.refresh_from_db()
+    assert (item.type, item.content, item.pinned, item.metadata) == (
+        "design",
+        "Every invoice carries a VAT id.",
+        False,
+        {"source": "wiki"},
+    )
+    assert item.embedding is None  # new text: embedded again in the background
+    back = client.get(f"/layers/{project.pk}/items/{item.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert back.strip().startswith(f'<tr id="item-{item.pk}">')  # Cancel swaps the row back
+
+
+def test_it_shows_every_item_error_at_once_and_saves_nothing(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    item = Item.objects.get(layer=project, kind="spec")
+    taken = Item.objects.filter(layer=project, kind="memory").first()
+    assert taken is not None
+    Item.objects.filter(pk=taken.pk).update(external_id="inv-1")
+    bad = edit_data(
+        item,
+        type="opinion",
+        content="   ",
+        importance="1.5",
+        confidence="2",
+        external_id="inv-1",
+        metadata="[1, 2]",
+        priority="urgent",
+    )
+    response = signed_in("otto").post(f"/layers/{project.pk}/items/{item.pk}/edit/", bad, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422
+    errors = response.context["edit_form"].errors
+    assert set(errors) == {"type", "content", "importance", "confidence", "external_id", "metadata", "priority"}
+    html = response.content.decode()
+    # The service's own words, the ones the API answers with.
+    assert "type of a spec must be one of" in html and "content must not be empty" in html
+    assert "importance must be within [0, 1]" in html and "already exists" not in html
+    assert "an item with external_id" in html and "must be a JSON object" in html
+    item.refresh_from_db()
+    assert item.content == "Every invoice carries a VAT number." and item.type == "requirement"
+
+
+def test_it_edits_without_htmx_too(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    item = Item.objects.filter(layer=project, kind="memory").order_by("pk").first()  # not on the first page
+    assert item is not None
+    client = signed_in("otto")
+    page = client.get(f"/layers/{project.pk}/items/{item.pk}/edit/")
+    assert page.status_code == 200 and f'<tr id="item-{item.pk}" class="editing">' in page.content.decode()
+    saved = client.post(f"/layers/{project.pk}/items/{item.pk}/edit/", edit_data(item, title="Rule"))
+    assert saved.status_code == 302 and saved.headers["Location"].endswith(f"/layers/{project.pk}/#item-{item.pk}")
+    item.refresh_from_db()
+    assert item.title == "Rule"
+
+
+def test_it_gives_viewers_no_editor_and_refuses_their_edits(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    item = Item.objects.get(layer=project, kind="spec")
+    client = signed_in("vera")
+    assert "/edit/" not in client.get(f"/layers/{project.pk}/").content.decode()
+    assert client.get(f"/layers/{project.pk}/items/{item.pk}/edit/").status_code == 403
+    edit = client.post(f"/layers/{project.pk}/items/{item.pk}/edit/", edit_data(item, content="Hacked."))
+    assert edit.status_code == 403
+    item.refresh_from_db()
+    assert item.content == "Every invoice carries a VAT number."
+
+
+def test_it_answers_404_to_an_edit_of_another_workspaces_item(
+    people: People, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    project = project_of(tenant)
+    (foreign,) = items_create(layer=other_tenant.root, items=[ItemInput(kind="memory", type="fact", content="Theirs.")])
+    client = signed_in("otto")  # an operator of acme, crafting URLs with globex's item
+    for url in (
+        f"/layers/{project.pk}/items/{foreign.pk}/edit/",
+        f"/layers/{other_tenant.root.pk}/items/{foreign.pk}/edit/",
+        f"/layers/{project.pk}/items/{foreign.pk}/relationships/",
+    ):
+        assert (
+            client.post(url, edit_data(foreign, content="Mine now.", kind="relates_to", other="1")).status_code == 404
+        )
+    foreign.refresh_from_db()
+    assert foreign.content == "Theirs."
+
+
+def test_it_lists_relationships_both_ways_with_the_other_items_excerpt_and_layer(
+    people: People, tenant: Tenant
+) -> None:
+    project = project_of(tenant)
+    spec = Item.objects.get(layer=project, kind="spec")
+    team = layer_create(workspace=tenant.workspace, kind="team", name="Finance", parent=tenant.root)
+    (policy,) = items_create(
+        layer=team, items=[ItemInput(kind="memory", type="decision", content="VAT ids are checked.")]
+    )
+    relationship_create(workspace=tenant.workspace, source_id=spec.pk, target_id=policy.pk, kind="derived_from")
+    page = signed_in("vera").get(f"/layers/{project.pk}/")
+    row = next(item for item in page.context["items"] if item.pk == spec.pk)
+    (shown,) = row.relations
+    assert (shown.outgoing, shown.kind, shown.other_id, shown.other_layer_name) == (
+        True,
+        "derived_from",
+        policy.pk,
+        "Finance",
+    )
+    html = page.content.decode()
+    assert "VAT ids are checked." in html and f'href="/layers/{team.pk}/#item-{policy.pk}"' in html
+    other_side = signed_in("vera").get(f"/layers/{team.pk}/")
+    (back,) = next(item for item in other_side.context["items"] if item.pk == policy.pk).relations
+    assert not back.outgoing and back.other_id == spec.pk
+
+
+def test_it_lets_an_operator_add_and_remove_a_relationship(
+    people: People, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    project = project_of(tenant)
+    spec = Item.objects.get(layer=project, kind="spec")
+    fact = Item.objects.filter(layer=project, kind="memory").first()
+    assert fact is not None
+    (foreign,) = items_create(layer=other_tenant.root, items=[ItemInput(kind="memory", type="fact", content="Theirs.")])
+    client = signed_in("otto")
+    url = f"/layers/{project.pk}/items/{spec.pk}/relationships/"
+    added = client.post(url, {"kind": "supports", "direction": "incoming", "other": fact.pk}, HTTP_HX_REQUEST="true")
+    assert added.status_code == 200
+    assert added.content.decode().strip().startswith(f'<section id="item-{spec.pk}-relations"')
+    edge = Relationship.objects.get(workspace=tenant.workspace)
+    assert (edge.source_id, edge.target_id, edge.kind) == (fact.pk, spec.pk, "supports")
+    again = client.post(url, {"kind": "supports", "direction": "incoming", "other": fact.pk}, HTTP_HX_REQUEST="true")
+    assert again.status_code == 422 and "already supports" in again.content.decode()
+    # Another workspace's item is "not found", the words the service gives every caller.
+    cross = client.post(
+        url, {"kind": "relates_to", "direction": "outgoing", "other": foreign.pk}, HTTP_HX_REQUEST="true"
+    )
+    assert cross.status_code == 422 and f"item {foreign.pk} not found" in cross.content.decode()
+    itself = client.post(url, {"kind": "relates_to", "direction": "outgoing", "other": spec.pk}, HTTP_HX_REQUEST="true")
+    assert itself.status_code == 422 and "cannot be related to itself" in itself.content.decode()
+    assert Relationship.objects.count() == 1
+    assert signed_in("vera").post(f"{url}{edge.pk}/delete/").status_code == 403
+    removed = client.post(f"{url}{edge.pk}/delete/", HTTP_HX_REQUEST="true")
+    assert removed.status_code == 200 and not Relationship.objects.exists()
+    assert client.post(f"{url}{edge.pk}/delete/").status_code == 404
+
+
+def test_it_reads_a_page_of_items_with_their_relationships_in_constant_queries(
+    people: People, tenant: Tenant, django_assert_max_num_queries: Any
+) -> None:
+    project = project_of(tenant)
+    client = signed_in("vera")
+    client.get(f"/layers/{project.pk}/")  # the session's first page settles the workspace choice
+    with CaptureQueriesContext(connection) as bare:
+        client.get(f"/layers/{project.pk}/")
+    ids = list(Item.objects.filter(layer=project).values_list("pk", flat=True))
+    for source, target in pairwise(ids):
+        relationship_create(workspace=tenant.workspace, source_id=source, target_id=target, kind="relates_to")
+    with django_assert_max_num_queries(len(bare)):
+        page = client.get(f"/layers/{project.pk}/")
+    assert sum(len(item.relations) for item in page.context["items"]) >= 25

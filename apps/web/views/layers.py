@@ -5,18 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import DomainError
-from apps.core.htmx import render_page_or_partial
-from apps.layers.models import ITEM_TYPES, Item, ItemKind, Layer
-from apps.layers.services import ItemInput, item_delete, items_create, layer_create, layer_delete
+from apps.core.htmx import is_htmx, render_page_or_partial
+from apps.layers.models import ITEM_TYPES, Item, ItemKind, Layer, Relationship
+from apps.layers.relationships import relationship_create, relationship_delete
+from apps.layers.services import ItemInput, item_delete, item_update, items_create, layer_create, layer_delete
 from apps.summaries.config import config_of, config_update
 from apps.summaries.services import layer_summarize
 from apps.web.access import workspace_view
+from apps.web.forms.item import ItemEditForm, RelationshipForm
 from apps.web.forms.layer import ChildLayerForm, ItemForm, LayerConfigForm
 from apps.web.layer_tree import layer_rows
 from apps.web.selectors.layers import (
@@ -24,6 +27,7 @@ from apps.web.selectors.layers import (
     layer_ancestors,
     layer_children,
     layer_figures,
+    layer_item,
     layer_items,
     layer_summary_rows,
 )
@@ -190,3 +194,124 @@ def remove(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> Http
         return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]))
     messages.success(request, f"Layer {layer.name} deleted with its items and sub-layers.")
     return HttpResponseRedirect(reverse("web:layer", args=[parent_id]) if parent_id else reverse("web:layers"))
+
+
+def _item(access: WorkspaceAccess, layer: Layer, item_id: int) -> Item:
+    """The item as its row shows it; 404 when it is not this layer's (so not another workspace's)."""
+    assert access.current is not None
+    item = layer_item(workspace=access.current, layer=layer, item_id=item_id)
+    if item is None:
+        raise Http404("No such item in this layer.")
+    item.layer = layer
+    return item
+
+
+@workspace_view()
+def item_row(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_id: int) -> HttpResponse:
+    """One item's row: what "Cancel" in the inline editor swaps back."""
+    layer = _layer(access, layer_id)
+    item = _item(access, layer, item_id)
+    if not is_htmx(request):
+        return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
+    return render(request, f"{PAGE}#item_row", {"layer": layer, "item": item})
+
+
+@workspace_view(Role.OPERATOR)
+def item_edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_id: int) -> HttpResponse:
+    """The inline editor (GET), or save it (POST): the row comes back, or the editor with every error (422)."""
+    layer = _layer(access, layer_id)
+    item = _item(access, layer, item_id)
+    if request.method != "POST":
+        return _editor(request, access, layer, item, ItemEditForm(item=item))
+    form = ItemEditForm(request.POST, item=item)
+    if form.is_valid():
+        try:
+            item_update(item=item, changes=form.changes())
+        except DomainError as exc:  # a concurrent edit took the external id since the check
+            form.add_error(None, f"{exc.message} ({exc.code})")
+        else:
+            if not is_htmx(request):
+                messages.success(request, "Item saved.")
+                return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
+            saved = _item(access, layer, item.pk)
+            return render(request, f"{PAGE}#item_row", {"layer": layer, "item": saved, "saved": True})
+    return _editor(request, access, layer, item, form, status=422)
+
+
+def _editor(
+    request: HttpRequest, access: WorkspaceAccess, layer: Layer, item: Item, form: ItemEditForm, *, status: int = 200
+) -> HttpResponse:
+    """The editor in the item's row: the row alone for HTMX, else the whole page with the row open."""
+    assert access.current is not None
+    relation_form = RelationshipForm(item=item, workspace=access.current)
+    context = {"layer": layer, "item": item, "edit_form": form, "relation_form": relation_form}
+    if is_htmx(request):
+        return render(request, f"{PAGE}#item_edit", context, status=status)
+    return _page_with_editor(request, access, layer, context, status=status)
+
+
+def _page_with_editor(
+    request: HttpRequest, access: WorkspaceAccess, layer: Layer, context: dict[str, Any], *, status: int
+) -> HttpResponse:
+    """Without HTMX: the whole layer page, the item's row open for editing (first, if not on this page)."""
+    page_context = {**_context(request, access, layer), **context}
+    rows = page_context["items"].object_list
+    if all(row.pk != context["item"].pk for row in rows):
+        rows.insert(0, context["item"])
+    return render(request, PAGE, page_context, status=status)
+
+
+def _relations(
+    request: HttpRequest, access: WorkspaceAccess, layer: Layer, item_id: int, form: RelationshipForm | None = None
+) -> HttpResponse:
+    """The editor's relationships box (HTMX), or back to the page; 422 with the form's errors."""
+    assert access.current is not None
+    item = _item(access, layer, item_id)
+    if not is_htmx(request) and form is None:
+        return HttpResponseRedirect(f"{reverse('web:layer-item-edit', args=[layer.pk, item.pk])}")
+    status = 422 if form is not None else 200
+    form = form or RelationshipForm(item=item, workspace=access.current)
+    context = {"layer": layer, "item": item, "relation_form": form}
+    if is_htmx(request):
+        return render(request, f"{PAGE}#item_relations", context, status=status)
+    return _page_with_editor(request, access, layer, {**context, "edit_form": ItemEditForm(item=item)}, status=status)
+
+
+@require_POST
+@workspace_view(Role.OPERATOR)
+def relation_add(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_id: int) -> HttpResponse:
+    """Relate the item to another of this workspace (either direction), checked by the service's validator."""
+    assert access.current is not None
+    layer = _layer(access, layer_id)
+    item = _item(access, layer, item_id)
+    form = RelationshipForm(request.POST, item=item, workspace=access.current)
+    if form.is_valid():
+        source_id, target_id = form.ends()
+        try:
+            relationship_create(
+                workspace=access.current, source_id=source_id, target_id=target_id, kind=form.cleaned_data["kind"]
+            )
+        except DomainError as exc:  # the same edge made concurrently since the check
+            form.add_error("other", exc.message)
+        else:
+            return _relations(request, access, layer, item.pk)
+    return _relations(request, access, layer, item.pk, form)
+
+
+@require_POST
+@workspace_view(Role.OPERATOR)
+def relation_remove(
+    request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_id: int, relationship_id: int
+) -> HttpResponse:
+    """Remove one of the item's relationships (404 unless it touches this item of this workspace)."""
+    layer = _layer(access, layer_id)
+    item = _item(access, layer, item_id)
+    found = (
+        Relationship.objects.filter(workspace=access.current, pk=relationship_id)
+        .filter(Q(source_id=item.pk) | Q(target_id=item.pk))
+        .first()
+    )
+    if found is None:
+        raise Http404("No such relationship of this item.")
+    relationship_delete(relationship=found)
+    return _relations(request, access, layer, item.pk)
