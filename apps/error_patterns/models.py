@@ -82,7 +82,8 @@ class HintInjection(models.Model):
     """A known fix that went into an assembled context, so a later failure can count against it.
 
     `resolved_at` is set by the first attempt reported after it in the same session, agent type and
-    group: a failure lowers the pattern's confidence once per injection.
+    group: a failure lowers the pattern's confidence once per injection. `failed` records which it
+    was (NULL while open), so "failures after a hint" can be counted over time (by `resolved_at`).
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
@@ -92,10 +93,16 @@ class HintInjection(models.Model):
     group_id = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     resolved_at = models.DateTimeField(null=True, blank=True)
+    failed = models.BooleanField(
+        null=True, blank=True, help_text="The attempt that resolved it failed (NULL: no attempt yet)."
+    )
 
     class Meta:
         indexes = [
-            models.Index(fields=["workspace", "layer"], condition=models.Q(resolved_at__isnull=True), name="hint_open")
+            models.Index(fields=["workspace", "layer"], condition=models.Q(resolved_at__isnull=True), name="hint_open"),
+            # The dashboard counts injections and the failures after them per time step.
+            models.Index(fields=["workspace", "created_at"], name="hint_ws_created"),
+            models.Index(fields=["workspace", "resolved_at"], condition=models.Q(failed=True), name="hint_ws_failed"),
         ]
 
     def __str__(self) -> str:

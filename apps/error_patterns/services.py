@@ -116,9 +116,9 @@ def _close_injections(attempt: Attempt, *, failed: bool) -> tuple[int, ...]:
     with connection.cursor() as cursor:
         # Claim: of two concurrent reports, the second finds resolved_at set and claims nothing.
         cursor.execute(
-            f"UPDATE {HintInjection._meta.db_table} SET resolved_at = %s "
+            f"UPDATE {HintInjection._meta.db_table} SET resolved_at = %s, failed = %s "
             "WHERE id = ANY(%s) AND resolved_at IS NULL RETURNING pattern_id",
-            [attempt.created_at, ids],
+            [attempt.created_at, failed, ids],
         )
         pattern_ids = sorted({row[0] for row in cursor.fetchall()})
     if not failed or not pattern_ids:

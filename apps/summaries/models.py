@@ -83,3 +83,26 @@ class ProviderHealth(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace}: {self.consecutive_failures} failures in a row"
+
+
+class SummaryRunCount(models.Model):
+    """What one workspace's summary runs did in one UTC minute, by outcome (apps/summaries/run_counts.py).
+
+    Written by every run (`layer_summarize`), one additive upsert, so the figures over time survive
+    the summaries they describe; the dashboard (apps/web) reads them. A minute per row keeps a
+    month at most 43,200 rows per workspace, however many layers run.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    minute = models.DateTimeField(help_text="Start of the UTC minute.")
+    generated = models.PositiveIntegerField(default=0, help_text="Runs that wrote new summaries.")
+    skipped = models.PositiveIntegerField(default=0, help_text="Runs skipped: the source hash was unchanged.")
+    empty = models.PositiveIntegerField(default=0, help_text="Runs skipped: the layer had no content.")
+    failed = models.PositiveIntegerField(default=0, help_text="Runs whose LLM failed (or that raised).")
+    marked_stale = models.PositiveIntegerField(default=0, help_text="Summaries a failed run left marked stale.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "minute"], name="uniq_summary_run_minute")]
+
+    def __str__(self) -> str:
+        return f"{self.workspace_id} {self.minute:%Y-%m-%d %H:%M}: {self.generated} generated, {self.failed} failed"

@@ -35,6 +35,7 @@ from apps.summaries.llm import LlmUnavailable
 from apps.summaries.models import DEPTH_TOKEN_LIMITS, Summary
 from apps.summaries.personalization import Reader, readers_of
 from apps.summaries.providers import DEPTHS, ExtractiveProvider, Generated, LlmProvider, Provider, llm_estimate
+from apps.summaries.run_counts import run_count_add
 from apps.summaries.sources import Source, source_of
 from apps.summaries.triggers import trigger_reason
 from apps.summaries.truncation import truncate_at_sentence
@@ -54,6 +55,7 @@ class SummarizeResult:
     provider: str = ""
     warnings: list[str] = field(default_factory=list)
     readers: list[str] = field(default_factory=list)
+    marked_stale: int = 0  # summaries this run left marked stale (after an LLM failure)
 
 
 def _personal_hash(source: Source, reader: Reader) -> str:
@@ -213,7 +215,27 @@ def layer_summarize(
     LLM answers (up to its retries); each reader's rows are written in a short transaction.
     """
     with _run_lock(layer.pk):
-        return _summarize(layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive)
+        try:
+            result = _summarize(layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive)
+        except Exception:
+            run_count_add(workspace_id=layer.workspace_id, at=now or timezone.now(), outcome="failed")
+            raise
+    run_count_add(
+        workspace_id=layer.workspace_id,
+        at=now or timezone.now(),
+        outcome=_outcome(result),
+        marked_stale=result.marked_stale,
+    )
+    return result
+
+
+def _outcome(result: SummarizeResult) -> str:
+    """How a run counts on the dashboard (apps/summaries/run_counts.py OUTCOMES)."""
+    if result.status == DEGRADED:
+        return "failed"
+    if result.status == SKIPPED:
+        return "skipped" if result.reason == "unchanged" else "empty"
+    return "generated"
 
 
 RUN_LOCK_NAMESPACE = 0x5355 << 48  # "SU": summary runs, apart from any other advisory lock
@@ -275,6 +297,7 @@ def _summarize(
             health.failure_record(workspace_id=layer.workspace_id, error=exc.last_error, now=now)
             result.status, result.provider = DEGRADED, provider.name
             result.warnings += _degrade(layer=layer, source=source, existing=existing, now=now, error=exc.last_error)
+            result.marked_stale = len(DEPTHS)  # the stored depths marked stale, the missing ones truncated (stale)
             return result  # counters stay: the next trigger tries again
         _store(layer=layer, generated=generated, digest=source.digest, now=now, reader=None)
         result.provider = generated.provider

@@ -44,14 +44,14 @@ def bench_seed(*, records: int, days: int = 30) -> Seeded:
             INSERT INTO {AssemblyRecord._meta.db_table} (
                 workspace_id, trace_id, layer_id, request, model, encoding, tokens_used, token_budget,
                 items_included, candidates_considered, overflow_count, truncated_count, elapsed_ms,
-                assembly_cache_hit, embedding_cache_hit, timings, warnings, zone, chunk_tokens, sampled, trace,
+                assembly_cache_hit, embedding_cache_hit, timings, warnings, partial, zone, chunk_tokens, sampled, trace,
                 session, group_id, agent_type, iteration, injected_packages, used_packages,
                 consumption_reported_at, created_at)
             SELECT %(ws)s, gen_random_uuid(), %(project)s, '{{}}'::jsonb,
                    (ARRAY['gpt-4o', 'gpt-4o-mini', 'claude-sonnet'])[1 + g %% 3], 'o200k_base',
                    200 + g %% 1800, 4000, 3 + g %% 9, 20, g %% 4, (g %% 7 = 0)::int,
                    5 + (g %% 97) * (1 + g %% 5), g %% 5 = 0, CASE WHEN g %% 5 = 0 THEN NULL ELSE g %% 3 = 0 END,
-                   '{{}}'::jsonb, '[]'::jsonb, (ARRAY['green', 'yellow', 'red'])[1 + (g %% 10) / 7],
+                   '{{}}'::jsonb, '[]'::jsonb, false, (ARRAY['green', 'yellow', 'red'])[1 + (g %% 10) / 7],
                    jsonb_build_array(jsonb_build_array('memory', %(project)s, 100 + g %% 300),
                                      jsonb_build_array('spec', %(root)s, 50 + g %% 100)),
                    false, '[]'::jsonb, 's' || g %% 1000, '', (ARRAY['developer', 'qa', 'tech_lead'])[1 + g %% 3],

@@ -7,6 +7,7 @@ and the same figures as a table in a <details> (readable without JavaScript and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,7 +21,7 @@ class Series:
     """One line (or one band of a stack): a label and a value per x (None: no data there)."""
 
     label: str
-    values: list[float | None]
+    values: Sequence[float | None]
     stacked: bool = False
 
 
@@ -35,6 +36,7 @@ class Chart:
     kind: str = "line"  # "line" or "bars"
     unit: str = ""
     categories: list[str] = field(default_factory=list)
+    empty_text: str = "No data in this range yet."  # shown instead of an empty chart: say how to get data
 
     @property
     def empty(self) -> bool:

@@ -110,6 +110,8 @@ def test_a_failure_after_an_injected_hint_lowers_its_confidence_once(tenant: Ten
     assert failed["lowered"] == [known.pk]
     known.refresh_from_db()
     assert known.confidence < 0.8 and known.failures == 1
+    closed = HintInjection.objects.get(pattern=known)
+    assert closed.failed is True and closed.resolved_at is not None  # the dashboard counts it at that time
     assert report(tenant, session, "failed", error=ERROR)["lowered"] == []  # no new injection since
     known.refresh_from_db()
     assert known.failures == 1
@@ -123,6 +125,7 @@ def test_a_success_after_an_injected_hint_does_not_lower_it(tenant: Tenant, sess
     assert report(tenant, session, "succeeded", solution="Migrated.")["lowered"] == []
     known.refresh_from_db()
     assert known.confidence == pytest.approx(0.8)
+    assert HintInjection.objects.get(pattern=known).failed is False
 
 
 @pytest.mark.usefixtures("fact")

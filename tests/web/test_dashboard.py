@@ -11,11 +11,17 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
-from apps.layers.services import layer_create
+from apps.error_patterns.models import HintInjection
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.run_counts import run_count_add
+from apps.summaries.services import layer_summarize
 from apps.web.models import AssemblyRollup, Span
 from apps.web.rollup import rollup_catch_up
 from apps.web.selectors.dashboard import dashboard_figures
 from tests.conftest import Tenant
+from tests.error_patterns.conftest import make_session, report
+from tests.error_patterns.test_hints import ERROR, context, hints, pattern
 from tests.web.conftest import People
 from tests.web.harness import PASSWORD
 
@@ -130,3 +136,58 @@ def test_it_reads_the_consumption_ratio_from_rollups_and_reports_after_them(tena
     )
     figures = dashboard_figures(workspace=tenant.workspace, range_key="24h")
     assert figures.totals["consumption_ratio"] == round((4 + 4) / (8 + 4), 3)
+
+
+@pytest.fixture
+def hinted_session(tenant: Tenant) -> Layer:
+    """A session with one fact, where two known fixes are ready to be injected."""
+    session = make_session(tenant)
+    items_create(layer=session, items=[ItemInput(kind="memory", type="fact", content="Deploys run migrations first.")])
+    pattern(tenant, confidence=0.95, solution="Run manage.py migrate.")
+    return session
+
+
+def test_it_charts_hints_injected_and_the_failures_that_followed_them_over_time(
+    tenant: Tenant, hinted_session: Layer
+) -> None:
+    assert hints(context(tenant, hinted_session, error=ERROR))  # group g1
+    report(tenant, hinted_session, "failed", error=ERROR)  # a failure after the hint
+    assert hints(context(tenant, hinted_session, error=ERROR, group_id="g2", query="again"))
+    report(tenant, hinted_session, "succeeded", group_id="g2", solution="Migrated.")  # a success after it
+    assert hints(context(tenant, hinted_session, error=ERROR, group_id="g3", query="older"))
+    older = HintInjection.objects.get(group_id="g3")
+    HintInjection.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(hours=3))
+
+    hour = dashboard_figures(workspace=tenant.workspace, range_key="1h")
+    assert (sum(hour.hints.injected), sum(hour.hints.failed_after)) == (2, 1)
+    assert hour.totals["failure_after_hint_rate"] == 50.0
+    day = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    assert sum(day.hints.injected) == 3 and day.hints.injected[-1] == 2  # the older one sits 3 hours back
+    assert day.hints.injected[len(day.buckets) - 1 - 12] == 1
+    assert day.hints.failed_after[-1] == 1
+    assert dashboard_figures(workspace=tenant.workspace, range_key="30d").totals["failures_after_hint"] == 1
+
+
+def test_it_charts_summary_runs_by_outcome_over_the_range(tenant: Tenant) -> None:
+    layer = layer_create(workspace=tenant.workspace, kind="team", name="Payments", parent=tenant.root)
+    items_create(layer=layer, items=[ItemInput(kind="memory", type="fact", content="Charges retry three times.")])
+    now = timezone.now()
+    layer_summarize(layer=layer, now=now - timedelta(hours=5), force=True, extractive=True)
+    layer_summarize(layer=layer, now=now, trigger="interval")  # unchanged hash: skipped
+    run_count_add(workspace_id=tenant.workspace.pk, at=now, outcome="failed", marked_stale=3)
+
+    day = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    runs = day.summary_runs
+    assert runs.totals == {"generated": 1, "skipped": 1, "empty": 0, "failed": 1, "marked_stale": 3}
+    assert runs.series["skipped"][-1] == 1 and runs.series["failed"][-1] == 1
+    assert runs.series["generated"][len(day.buckets) - 1 - 20] == 1  # five hours of 15-minute steps back
+    assert dashboard_figures(workspace=tenant.workspace, range_key="1h").summary_runs.totals["generated"] == 0
+
+
+def test_it_says_how_to_get_hints_and_summary_runs_when_there_are_none(people: People) -> None:
+    client = Client()
+    client.login(username="vera", password=PASSWORD)
+    html = client.get("/?range=7d").content.decode()
+    assert 'id="chart-hints"' in html and 'id="chart-summaries"' in html
+    assert "No hint was injected in this range" in html and "POST /api/v1/attempts/" in html
+    assert "No summary ran in this range" in html and "Regenerate now" in html

@@ -1,8 +1,8 @@
 """The dashboard's figures for one workspace and time range, from the rollups plus the raw tail.
 
 Every figure is a fixed handful of indexed queries whatever the traffic: the rollup rows of the
-range (minutes up to a day, hours beyond), the records after the rollup's watermark, and one
-aggregate each for consumption, hints, summaries and the embedding backlog.
+range (one row per chart step), the records after the rollup's watermark, and one aggregate each
+for consumption, hints, summary runs, summaries and the embedding backlog.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from apps.error_patterns.models import ErrorPattern, HintInjection
 from apps.layers.models import Item
 from apps.summaries.models import ProviderHealth, Summary
 from apps.web.models import AssemblyRollup, AssemblyRollupCount, Span
@@ -30,6 +28,7 @@ from apps.web.rollup import (
     rollup_sums,
     watermark,
 )
+from apps.web.selectors.dashboard_activity import Hints, SummaryRuns, hints, summary_runs
 from apps.workspaces.models import Workspace
 
 
@@ -71,7 +70,8 @@ class Dashboard:
     tokens_by_item_kind: dict[str, list[float | None]]
     tokens_by_layer_kind: dict[str, list[float | None]]
     consumption_ratio: list[float | None]
-    hints_injected: list[float]
+    hints: Hints
+    summary_runs: SummaryRuns
     totals: dict[str, Any]
     zones: list[tuple[str, int]]
     agent_types: list[tuple[str, int]]
@@ -124,7 +124,8 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
     all_bins = {key: [sum(values)] for key, values in counts.get("latency_bin", {}).items()}
     total_p50, total_p95 = _percentiles(all_bins, 1)
     consumption = _consumption(workspace=workspace, counts=counts, span=span, index=index, count=count)
-    hints = _hints(workspace=workspace, start=start, step=span.step, index=index, count=count)
+    hint_figures = hints(workspace_id=workspace.pk, start=start, step=span.step, index=index, count=count)
+    runs = summary_runs(workspace_id=workspace.pk, start=start, step=span.step, index=index, count=count)
     total = sum(assemblies)
     totals: dict[str, Any] = {
         "assemblies": int(total),
@@ -135,9 +136,11 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
         "embedding_cache_rate": _rate(sum(sums["embedding_cache_hits"]), sum(sums["embedding_lookups"])),
         "overflowed": int(sum(sums["overflowed"])),
         "truncated": int(sum(sums["truncated"])),
-        "hints_injected": int(sum(hints)),
-        **_patterns(workspace=workspace),
-        **_summaries(workspace=workspace, start=start),
+        "hints_injected": int(sum(hint_figures.injected)),
+        "failures_after_hint": int(sum(hint_figures.failed_after)),
+        "failure_after_hint_rate": hint_figures.failure_rate,
+        "summary_runs": runs.totals,
+        **_summaries(workspace=workspace),
         "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
         "consumption_ratio": consumption[1],
     }
@@ -157,16 +160,13 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
         tokens_by_item_kind=dict(sorted(counts.get("item_kind", {}).items())),  # type: ignore[arg-type]
         tokens_by_layer_kind=dict(sorted(counts.get("layer_kind", {}).items())),  # type: ignore[arg-type]
         consumption_ratio=consumption[0],
-        hints_injected=hints,
+        hints=hint_figures,
+        summary_runs=runs,
         totals=totals,
         zones=_totals(counts.get("zone", {})),
         agent_types=_totals(counts.get("agent_type", {})),
         models=_totals(counts.get("model", {})),
     )
-
-
-def _interval(step: timedelta) -> str:
-    return f"{int(step.total_seconds())} seconds"
 
 
 def _rate(part: float, whole: float) -> float | None:
@@ -241,33 +241,8 @@ def _consumption(
     return ratios, (round(sum(used) / sum(injected), 3) if sum(injected) else None)
 
 
-def _hints(*, workspace: Workspace, start: datetime, step: timedelta, index: Any, count: int) -> list[float]:
-    out = [0.0] * count
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT extract(epoch FROM date_bin(%s::interval, created_at, 'epoch'::timestamptz))::bigint, count(*) "
-            f"FROM {HintInjection._meta.db_table} WHERE workspace_id = %s AND created_at >= %s GROUP BY 1",
-            [_interval(step), workspace.pk, start],
-        )
-        for epoch, n in cursor.fetchall():
-            i = index(epoch)
-            if i is not None:
-                out[i] += n
-    return out
-
-
-def _patterns(*, workspace: Workspace) -> dict[str, Any]:
-    figures = ErrorPattern.objects.filter(workspace=workspace).aggregate(patterns=Count("pk"), failures=Sum("failures"))
-    return {"patterns": figures["patterns"], "failures_after_hint": figures["failures"] or 0}
-
-
-def _summaries(*, workspace: Workspace, start: datetime) -> dict[str, Any]:
-    figures = Summary.objects.filter(workspace=workspace).aggregate(
-        generated=Count("pk", filter=Q(generated_at__gte=start)), stale=Count("pk", filter=Q(stale=True))
-    )
+def _summaries(*, workspace: Workspace) -> dict[str, Any]:
+    """The summaries stale now (a state, not an event) and the LLM's failures in a row."""
+    stale = Summary.objects.filter(workspace=workspace, stale=True).count()
     health = ProviderHealth.objects.filter(workspace=workspace).values_list("consecutive_failures", flat=True).first()
-    return {
-        "summaries_generated": figures["generated"],
-        "summaries_stale": figures["stale"],
-        "summary_llm_failures": health or 0,
-    }
+    return {"summaries_stale": stale, "summary_llm_failures": health or 0}

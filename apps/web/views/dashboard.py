@@ -10,6 +10,15 @@ from apps.web.charts import Chart, Series
 from apps.web.selectors.dashboard import DEFAULT_RANGE, RANGES, Dashboard, dashboard_figures
 from apps.web.workspace_choice import WorkspaceAccess
 
+HINTS_EMPTY = (
+    "No hint was injected in this range. Hints come from error patterns: an agent reports a failed attempt "
+    "then a success (POST /api/v1/attempts/), and later context requests carrying that error get the fix."
+)
+SUMMARIES_EMPTY = (
+    "No summary ran in this range. Summaries run when a layer's change count or interval trigger fires "
+    "(its config, on the layer's page), or when an operator presses “Regenerate now” there."
+)
+
 
 @workspace_view()
 def dashboard(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
@@ -31,6 +40,7 @@ def dashboard(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
 def charts_of(f: Dashboard) -> list[Chart]:
     """The dashboard's charts, in reading order."""
     per = f.range.step.total_seconds() / 60
+    runs = f.summary_runs.series
     step = f"per {int(per)} min" if per < 60 else f"per {int(per // 60)} h"
     return [
         Chart("chart-rate", "Assemblies per minute", f.buckets, [Series("Assemblies / min", f.per_minute)]),
@@ -77,9 +87,21 @@ def charts_of(f: Dashboard) -> list[Chart]:
         ),
         Chart(
             "chart-hints",
-            f"Error-pattern hints injected ({step})",
+            f"Error-pattern hints injected and failures after a hint ({step})",
             f.buckets,
-            [Series("Hints", list(f.hints_injected))],
-            kind="bars",
+            [Series("Hints injected", f.hints.injected), Series("Failures after a hint", f.hints.failed_after)],
+            empty_text=HINTS_EMPTY,
+        ),
+        Chart(
+            "chart-summaries",
+            f"Summary runs by outcome ({step})",
+            f.buckets,
+            [
+                Series("Generated", runs["generated"]),
+                Series("Skipped (unchanged hash)", runs["skipped"]),
+                Series("Failed", runs["failed"]),
+                Series("Summaries marked stale", runs["marked_stale"]),
+            ],
+            empty_text=SUMMARIES_EMPTY,
         ),
     ]

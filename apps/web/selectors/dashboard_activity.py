@@ -1,0 +1,86 @@
+"""The dashboard's figures about background activity over time: summary runs and error-pattern hints.
+
+Both are stored by their own apps (apps/summaries `SummaryRunCount`, one row per workspace and
+minute; apps/error_patterns `HintInjection` with its `failed` outcome and `resolved_at`), and read
+here in one indexed query each, bucketed by the range's step in PostgreSQL (`date_bin`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import connection
+
+from apps.error_patterns.models import HintInjection
+from apps.summaries.models import SummaryRunCount
+
+SUMMARY_OUTCOMES = ("generated", "skipped", "empty", "failed", "marked_stale")
+Index = Callable[[float], "int | None"]
+
+
+@dataclass(frozen=True)
+class SummaryRuns:
+    """Summary runs per step by outcome (the keys of SUMMARY_OUTCOMES), and their totals over the range."""
+
+    series: dict[str, list[float]]
+    totals: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Hints injected per step (by injection time) and injections followed by a failure (by its time)."""
+
+    injected: list[float]
+    failed_after: list[float]
+
+    @property
+    def failure_rate(self) -> float | None:
+        """Failures after a hint per hint injected over the range, in % (None: no hint injected)."""
+        injected = sum(self.injected)
+        return round(100.0 * sum(self.failed_after) / injected, 1) if injected else None
+
+
+def _interval(step: timedelta) -> str:
+    return f"{int(step.total_seconds())} seconds"
+
+
+def summary_runs(*, workspace_id: int, start: datetime, step: timedelta, index: Index, count: int) -> SummaryRuns:
+    """The workspace's summary runs since `start`, summed per step (one query)."""
+    series = {name: [0.0] * count for name in SUMMARY_OUTCOMES}
+    sums = ", ".join(f"sum({name})" for name in SUMMARY_OUTCOMES)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT extract(epoch FROM date_bin(%s::interval, minute, 'epoch'::timestamptz))::bigint, {sums} "
+            f"FROM {SummaryRunCount._meta.db_table} WHERE workspace_id = %s AND minute >= %s GROUP BY 1",
+            [_interval(step), workspace_id, start],
+        )
+        for epoch, *values in cursor.fetchall():
+            i = index(epoch)
+            if i is not None:
+                for name, value in zip(SUMMARY_OUTCOMES, values, strict=True):
+                    series[name][i] += float(value or 0)
+    return SummaryRuns(series=series, totals={name: int(sum(values)) for name, values in series.items()})
+
+
+def hints(*, workspace_id: int, start: datetime, step: timedelta, index: Index, count: int) -> Hints:
+    """Hint injections and the failures that followed them since `start`, per step (one query, two
+    index range scans: `hint_ws_created` and the partial `hint_ws_failed`)."""
+    injected = [0.0] * count
+    failed = [0.0] * count
+    table = HintInjection._meta.db_table
+    interval = _interval(step)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT kind, extract(epoch FROM date_bin(%s::interval, at, 'epoch'::timestamptz))::bigint, count(*) "
+            f"FROM (SELECT 'i' AS kind, created_at AS at FROM {table} WHERE workspace_id = %s AND created_at >= %s "
+            f"UNION ALL SELECT 'f', resolved_at FROM {table} "
+            "WHERE workspace_id = %s AND failed AND resolved_at >= %s) AS events GROUP BY 1, 2",
+            [interval, workspace_id, start, workspace_id, start],
+        )
+        for kind, epoch, n in cursor.fetchall():
+            i = index(epoch)
+            if i is not None:
+                (injected if kind == "i" else failed)[i] += n
+    return Hints(injected=injected, failed_after=failed)
