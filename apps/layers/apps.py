@@ -14,8 +14,19 @@ class LayersConfig(AppConfig):
 
         connection_created.connect(_on_connection_created, dispatch_uid="layers_vector_session")
 
+        from apps.workspaces.signals import workspace_created
+
+        workspace_created.connect(_on_workspace_created, dispatch_uid="layers_company_root")
+
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
     from apps.layers import vectors
 
     vectors.configure_session(connection)
+
+
+def _on_workspace_created(sender: Any, workspace: Any, **kwargs: Any) -> None:
+    """Every workspace has its company root layer from its first moment (same transaction)."""
+    from apps.layers.services import layer_create_root
+
+    layer_create_root(workspace=workspace, name=workspace.name)

@@ -21,7 +21,7 @@ from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
-from apps.web.workspace_choice import WorkspaceAccess, workspace_access
+from apps.web.workspace_choice import WorkspaceAccess, may_create_workspace, workspace_access
 from apps.workspaces.models import Role
 
 P = ParamSpec("P")
@@ -66,4 +66,5 @@ def layout_context(request: HttpRequest) -> dict[str, Any]:
         "workspace": access.current,
         "workspaces": access.available,
         "nav": nav_entries(request),
+        "may_create_workspace": may_create_workspace(user),
     }

@@ -10,6 +10,7 @@ app_name = "web"
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("workspace/", workspace.switch, name="workspace-switch"),
+    path("workspace/new/", workspace.create, name="workspace-new"),
     path("layers/", layers.tree, name="layers"),
     path("layers/<int:layer_id>/", layers.detail, name="layer"),
     path("layers/<int:layer_id>/config/", layers.config_save, name="layer-config"),

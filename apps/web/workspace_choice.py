@@ -52,6 +52,11 @@ class WorkspaceAccess:
         return self.allows(Role.ADMIN)
 
 
+def may_create_workspace(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Staff members and superusers create workspaces (and become their admins); other users are invited."""
+    return bool(user.is_authenticated and (getattr(user, "is_staff", False) or getattr(user, "is_superuser", False)))
+
+
 def _workspaces_with_roles(user: AbstractBaseUser | AnonymousUser) -> list[Workspace]:
     """The workspaces the user may open, by slug, each with `member_role` (None: not a member). One query."""
     if user.pk is None:

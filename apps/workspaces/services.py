@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict, DomainError, InvalidInput
 from apps.workspaces.keys import generate_secret, hash_secret
 from apps.workspaces.models import ApiKey, Membership, Role, Scope, Workspace, default_scopes
+from apps.workspaces.signals import workspace_created
 
 
 @dataclass(frozen=True)
@@ -59,19 +61,47 @@ def api_key_touch(*, api_key: ApiKey) -> None:
 
 
 @transaction.atomic
-def workspace_create(*, slug: str, name: str = "", key_name: str = "default") -> tuple[Workspace, CreatedKey]:
-    """A workspace with its company root layer and a first API key."""
-    from apps.layers.services import layer_create_root
+def workspace_errors(*, slug: str, name: str = "") -> dict[str, DomainError]:
+    """Every reason a workspace cannot be made with this slug and name ({} when fine); the first is what
+    `workspace_create` raises, the pages show them all."""
+    errors: dict[str, DomainError] = {}
+    candidate = Workspace(slug=slug, name=name or slug)
+    try:
+        candidate.full_clean(validate_unique=False)
+    except ValidationError as exc:
+        for field, messages in exc.message_dict.items():
+            if field == "slug":
+                errors["slug"] = InvalidInput(
+                    f"invalid workspace slug {slug!r}: letters, digits, - and _ only, at most 64", code="invalid_slug"
+                )
+            else:
+                errors[field] = InvalidInput(f"{field}: {messages[0]}", code=f"invalid_{field}")
+    if "slug" not in errors and Workspace.objects.filter(slug=slug).exists():
+        errors["slug"] = Conflict(f"workspace {slug!r} already exists", code="workspace_exists")
+    return {name: errors[name] for name in ("slug", "name") if name in errors}
 
-    if Workspace.objects.filter(slug=slug).exists():
-        raise Conflict(f"workspace {slug!r} already exists", code="workspace_exists")
+
+@transaction.atomic
+def workspace_create(
+    *, slug: str, name: str = "", key_name: str = "default", admin: AbstractBaseUser | None = None
+) -> tuple[Workspace, CreatedKey]:
+    """A workspace with what every workspace needs and a first API key; `admin` becomes its admin member.
+
+    The company root layer is made by the `workspace_created` receiver of apps.layers, in this same
+    transaction (workspaces sits below layers and does not import it).
+    """
+    errors = workspace_errors(slug=slug, name=name)
+    if errors:
+        raise next(iter(errors.values()))
     workspace = Workspace(slug=slug, name=name or slug)
     try:
-        workspace.full_clean()
-    except Exception as exc:
-        raise InvalidInput(f"invalid workspace slug {slug!r}", code="invalid_slug") from exc
-    workspace.save()
-    layer_create_root(workspace=workspace, name=workspace.name)
+        with transaction.atomic():
+            workspace.save()
+    except IntegrityError as exc:  # the same slug taken concurrently since the check
+        raise Conflict(f"workspace {slug!r} already exists", code="workspace_exists") from exc
+    workspace_created.send(sender=Workspace, workspace=workspace)
+    if admin is not None:
+        membership_set(workspace=workspace, user=admin, role=Role.ADMIN)
     return workspace, api_key_create(workspace=workspace, name=key_name)
 
 

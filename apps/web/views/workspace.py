@@ -1,14 +1,21 @@
-"""Switching workspace: a POST with the CSRF token, then back to the page the person was on."""
+"""Workspaces: switching (a POST with the CSRF token, then back to the page the person was on) and creating one."""
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from apps.web.workspace_choice import workspace_switch
+from apps.core.errors import DomainError
+from apps.web.forms.workspace import WorkspaceForm
+from apps.web.workspace_choice import may_create_workspace, workspace_switch
+from apps.workspaces.services import workspace_create
 
 
 @login_required
@@ -28,3 +35,31 @@ def _area_root(path: str) -> str:
     """`/layers/12/` → `/layers/`; `/preview/?layer=3` → `/preview/`; `/` stays."""
     parts = [part for part in path.split("?")[0].split("/") if part]
     return f"/{parts[0]}/" if parts else "/"
+
+
+@login_required
+def create(request: HttpRequest) -> HttpResponse:
+    """A new workspace with its company layer, its creator as admin, and a first API key shown once; then
+    the pages switch to it. Staff and superusers only: a workspace is a tenant, not a folder."""
+    user = request.user
+    if not isinstance(user, AbstractBaseUser) or not may_create_workspace(user):
+        raise PermissionDenied("Only staff members create workspaces; ask one, or a superuser, to make yours.")
+    form = WorkspaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            workspace, key = workspace_create(
+                slug=form.cleaned_data["slug"], name=form.cleaned_data["name"], admin=user
+            )
+        except DomainError as exc:  # the slug taken concurrently since the check
+            form.add_error("slug", exc.message)
+        else:
+            workspace_switch(request=request, slug=workspace.slug)
+            messages.success(request, f"Workspace {workspace.name} created with its company layer; you are its admin.")
+            messages.warning(
+                request,
+                f"Its first API key {key.api_key.name!r} is shown once, copy it now: {key.secret}",
+            )
+            return HttpResponseRedirect(reverse("web:layers"))
+    status = 422 if form.errors else 200
+    crumbs = [("New workspace", None)]
+    return render(request, "web/workspace_new.html", {"form": form, "crumbs": crumbs}, status=status)
