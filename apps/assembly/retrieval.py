@@ -17,6 +17,7 @@ from django.db.models import Q
 from apps.assembly.adjacency import NEIGHBOUR_SEED_RANK, adjacent_turns
 from apps.assembly.deadline import KEYWORD_FLOOR_MS, Deadline
 from apps.assembly.engine import Candidate, Rung
+from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, search_origin
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
 from apps.layers.filters import ItemFilters
@@ -28,25 +29,6 @@ from apps.summaries.selectors import member_id, summaries_for_layers
 
 log = logging.getLogger(__name__)
 
-ITEM_FIELDS = (
-    "id",
-    "kind",
-    "type",
-    "layer_id",
-    "title",
-    "content",
-    "external_id",
-    "created_at",
-    "pinned",
-    "importance",
-    "confidence",
-    "priority",
-    "group_id",
-    "agent_types",
-    "helpfulness",
-    "role",
-    "metadata",
-)
 ROW_FIELDS = (*ITEM_FIELDS, "parent_id")
 SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
 # Window messages this important keep full detail at any distance (apps/conversations/importance.py).
@@ -58,30 +40,6 @@ class Retrieved:
     candidates: list[Candidate]
     vector_used: bool
     warnings: list[str] = field(default_factory=list)
-
-
-def _candidate(row: dict[str, Any], layer_names: dict[int, str], **signals: Any) -> Candidate:
-    return Candidate(
-        id=row["id"],
-        kind=row["kind"],
-        type=row["type"],
-        layer_id=row["layer_id"],
-        layer_name=layer_names.get(row["layer_id"], ""),
-        content=row["content"],
-        created_at=row["created_at"],
-        title=row["title"],
-        external_id=row["external_id"],
-        pinned=row["pinned"],
-        importance=row["importance"],
-        confidence=row["confidence"],
-        priority=row["priority"],
-        group_id=row["group_id"],
-        agent_types=tuple(row["agent_types"]),
-        helpfulness=row["helpfulness"],
-        role=row["role"],
-        metadata=row["metadata"] or {},
-        **signals,
-    )
 
 
 def retrieve(
@@ -139,8 +97,14 @@ def retrieve(
             parent_of[row["id"]] = parent
         v_rank, v_sim = vector_by_id.get(row["id"], (None, None))
         k_rank, k_score = keyword_by_id.get(row["id"], (None, None))
-        candidates[row["id"]] = _candidate(
-            row, layer_names, vector_similarity=v_sim, vector_rank=v_rank, keyword_score=k_score, keyword_rank=k_rank
+        candidates[row["id"]] = item_candidate(
+            row,
+            layer_name=layer_names.get(row["layer_id"], ""),
+            origin=search_origin(vector_rank=v_rank, keyword_rank=k_rank, pinned=row["pinned"]),
+            vector_similarity=v_sim,
+            vector_rank=v_rank,
+            keyword_score=k_score,
+            keyword_rank=k_rank,
         )
     if deadline.expired():
         deadline.skip("neighbouring turns and the conversation window")
@@ -157,7 +121,12 @@ def retrieve(
             # important turn (a decision, a user-marked message: seed 002's importance override).
             if row["id"] not in candidates:
                 kept = row["importance"] >= FULL_DETAIL_IMPORTANCE
-                candidates[row["id"]] = _candidate(row, layer_names, distance=None if kept else distance)
+                candidates[row["id"]] = item_candidate(
+                    row,
+                    layer_name=layer_names.get(row["layer_id"], ""),
+                    origin="conversation",
+                    distance=None if kept else distance,
+                )
     return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
 
 
@@ -195,7 +164,9 @@ def _add_neighbour_turns(
         if via is None:
             continue
         metadata = {**(row["metadata"] or {}), "neighbour_of": via}
-        candidates[row["id"]] = _candidate({**row, "metadata": metadata}, layer_names)
+        candidates[row["id"]] = item_candidate(
+            {**row, "metadata": metadata}, layer_name=layer_names.get(row["layer_id"], ""), origin="neighbour"
+        )
 
 
 def layer_summaries(
@@ -229,6 +200,7 @@ def layer_summaries(
                 rungs=rungs,
                 title=f"Summary of {layer_names.get(layer_id, 'layer')}",
                 importance=0.8,
+                origin="summary",
                 metadata={
                     "stale": any(d["stale"] for d in depths.values()),
                     "personalized": any(d["personalized_for_id"] for d in depths.values()),
@@ -276,7 +248,11 @@ def related_items(
             "related_hops": hop,
             "inherited_relevance": relevance,
         }
-        out.append(_candidate({**row, "metadata": metadata}, layer_names))
+        out.append(
+            item_candidate(
+                {**row, "metadata": metadata}, layer_name=layer_names.get(row["layer_id"], ""), origin="related"
+            )
+        )
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.assembly.engine import Chunk, TraceEntry
+from apps.assembly.engine.candidates import ORIGINS
 from apps.assembly.results import ContextResult, PreviewResult, WhatIf
 
 
@@ -84,6 +85,7 @@ class TraceEntryOutput(serializers.Serializer):
     reason = serializers.CharField()
     depth = serializers.CharField()
     tokens = serializers.IntegerField()
+    origin = serializers.ChoiceField(choices=["", *ORIGINS], help_text="where the candidate came from")
 
 
 class WhatIfOutput(serializers.Serializer):

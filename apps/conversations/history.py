@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from apps.assembly.engine import Candidate
+from apps.assembly.engine.candidates import community_candidate, item_candidate
 from apps.assembly.engine.format import FORMATS, render, render_piece
 from apps.assembly.engine.rank import RRF_K
 from apps.conversations import access
@@ -126,17 +126,7 @@ def _respond(
     )
     pieces = [
         render_piece(
-            Candidate(
-                id=c.pk,
-                source="community",
-                kind="community",
-                type=c.kind,
-                layer_id=c.layer_id,
-                layer_name=c.layer.name,
-                content=c.summary,
-                title=c.title,
-                created_at=c.last_at,
-            ),
+            community_candidate(c, layer_name=c.layer.name),
             c.summary,
             fmt=q.format,
             score=1.0,
@@ -147,17 +137,10 @@ def _respond(
     messages = []
     for r in rows:
         score = relevance.get(r["id"], 1.0)
-        candidate = Candidate(
-            id=r["id"],
-            kind=ItemKind.MESSAGE,
-            type="",
-            layer_id=r["layer_id"],
+        candidate = item_candidate(
+            {**r, "kind": ItemKind.MESSAGE},
             layer_name=names.get(r["layer_id"], ""),
-            content=r["content"],
-            title=r["title"],
-            created_at=r["created_at"],
-            role=r["role"],
-            importance=r["importance"],
+            origin="conversation",
         )
         pieces.append(render_piece(candidate, r["content"], fmt=q.format, score=score, truncated=False))
         messages.append(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from apps.assembly.engine import Candidate, Rung
+from apps.assembly.engine import Candidate
+from apps.assembly.engine.candidates import community_candidate
 from apps.assembly.sources import SourceRequest
 from apps.conversations.importance import DECISION_IMPORTANCE
 from apps.conversations.models import Community, CommunityMember
@@ -71,17 +72,9 @@ class CommunitySource:
         for c in communities:
             relevance = BASE_RELEVANCE + (1 - BASE_RELEVANCE) * _overlap(request.query, f"{c.title} {c.summary}")
             out.append(
-                Candidate(
-                    id=c.pk,
-                    source="community",
-                    kind="community",
-                    type=c.kind,
-                    layer_id=c.layer_id,
+                community_candidate(
+                    c,
                     layer_name=request.layer_name if c.layer_id == request.layer_id else "conversation",
-                    content=c.summary,
-                    title=c.title,
-                    created_at=c.last_at,
-                    rungs=(Rung("full", c.summary), Rung("title", c.title)),
                     importance=0.7,
                     metadata={
                         "community": c.key,

@@ -78,6 +78,7 @@ class ErrorHintSource:
                 confidence=round(pattern.confidence, 3),
                 importance=similarity,
                 metadata={"match": round(similarity, 3), "occurrences": pattern.occurrences},
+                origin="hint",
             )
             for similarity, pattern in matches
         ]

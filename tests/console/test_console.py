@@ -236,3 +236,18 @@ def test_state_dumps_render_and_download_as_json(staff: Client, tenant: Tenant, 
 
 def test_an_unknown_trace_is_a_404(staff: Client, db: None) -> None:
     assert staff.get(f"/console/traces/{uuid.uuid4()}/").status_code == 404
+
+
+def test_the_trace_table_shows_where_each_candidate_came_from(staff: Client, tenant: Tenant) -> None:
+    session = layer_create(workspace=tenant.workspace, kind="session", name="Chat", parent=tenant.root)
+    said = ["Hi there.", "We went to the Lisbon aquarium.", "What did the kids like?", "The otters.", "Next week?"]
+    items_create(layer=session, items=[ItemInput(kind="message", role="user", content=text) for text in said])
+    trace_id = assemble(tenant, session, "Lisbon aquarium")
+    response = staff.get(f"/console/traces/{trace_id}/")
+    origin = {row.excerpt: row.origin for row in response.context["view"].rows}
+    assert origin["We went to the Lisbon aquarium."] == "keyword"
+    assert origin["Hi there."] == origin["What did the kids like?"] == "neighbour"
+    assert origin["The otters."] == origin["Next week?"] == "conversation"
+    html = response.content.decode()
+    for name in ("keyword", "neighbour", "conversation"):
+        assert f'<span class="badge origin-{name}">{name}</span>' in html

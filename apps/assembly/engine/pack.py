@@ -47,6 +47,7 @@ def _trace(s: Scored, decision: str, reason: str, tokens: int, depth: str = "") 
         reason=reason,
         depth=depth,
         tokens=tokens,
+        origin=c.origin,
     )
 
 

@@ -52,6 +52,7 @@ class Candidate:
     keyword_score: float | None = None
     keyword_rank: int | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    origin: str = ""  # where it came from (engine/candidates.py ORIGINS); "" when not said
 
     @property
     def key(self) -> tuple[str, int]:
@@ -104,6 +105,7 @@ class TraceEntry:
     reason: str  # "fits", "cut at a sentence boundary", "over_budget", "over_limit", "zone", "duplicate", ...
     depth: str
     tokens: int
+    origin: str = ""  # the candidate's origin (engine/candidates.py ORIGINS)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +121,7 @@ class TraceEntry:
             "reason": self.reason,
             "depth": self.depth,
             "tokens": self.tokens,
+            "origin": self.origin,
         }
 
 

@@ -283,4 +283,5 @@ def _filtered(c: Candidate, reason: str = "filtered") -> TraceEntry:
         reason=reason,
         depth="",
         tokens=0,
+        origin=c.origin,
     )

@@ -54,7 +54,7 @@ class CandidateRow:
     rank: int
     source: str
     id: int
-    origin: str  # vector | keyword | vector + keyword | pinned | hint | summary | related | conversation
+    origin: str  # engine/candidates.py ORIGINS: vector | keyword | both | pinned | hint | summary | ...
     kind: str
     type: str
     layer_id: int
@@ -81,21 +81,20 @@ class CandidateRow:
 
 
 def origin_of(entry: dict[str, Any]) -> str:
-    """Where a candidate came from, from its trace entry (the engine's `origin` when it records one)."""
+    """Where a candidate came from: the engine's `origin` (engine/candidates.py ORIGINS), or for a
+    trace recorded before it kept one, the best guess from its source and score parts."""
     if entry.get("origin"):
         return str(entry["origin"])
     source, parts = entry.get("source"), entry.get("parts") or {}
     if source == "error_hint":
         return "hint"
-    if source == "summary":
-        return "summary"
-    if source == "community":
-        return "conversation"
-    if parts.get("pinned"):
-        return "pinned"
+    if source in ("summary", "community"):
+        return str(source)
     searches = [name for name in ("vector", "keyword") if f"{name}_rank" in parts]
     if searches:
-        return " + ".join(searches)
+        return "both" if len(searches) == 2 else searches[0]
+    if parts.get("pinned"):
+        return "pinned"
     if entry.get("kind") == "message":  # the conversation window or a turn next to a message hit
         return "conversation"
     return "related"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from apps.assembly.engine import Candidate
+from apps.assembly.engine.candidates import item_candidate
 from apps.assembly.engine.policy import PRESETS, Resolution, allowed_depths
 from apps.assembly.retrieval import FULL_DETAIL_IMPORTANCE
 from apps.conversations.importance import DECISION_IMPORTANCE
@@ -158,20 +159,11 @@ def conversation_graph(*, layer: Layer, preset: str = "balanced", zone: str = "n
         item_id = row["id"]
         important = row["importance"] >= FULL_DETAIL_IMPORTANCE
         distance = None if important else distance_of[item_id]
-        candidate = Candidate(
-            id=item_id,
-            kind=ItemKind.MESSAGE,
-            type=row["type"],
-            layer_id=layer.pk,
+        candidate = item_candidate(
+            {**row, "kind": ItemKind.MESSAGE, "layer_id": layer.pk},
             layer_name=layer.name,
-            content=row["content"],
-            created_at=row["created_at"],
-            title=row["title"],
-            pinned=row["pinned"],
-            importance=row["importance"],
-            role=row["role"],
+            origin="conversation",
             distance=distance,
-            metadata=row["metadata"] or {},
         )
         depth, why = _resolution_of(candidate, zone=zone, resolution=resolution)
         if not row["pinned"] and distance_of[item_id] > resolution.title_distance:
