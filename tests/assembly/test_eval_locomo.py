@@ -109,9 +109,12 @@ def test_the_baselines_rank_by_words_and_by_vector(locomo_file: Path) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_it_loads_asks_and_reports_with_same_run_baselines(locomo_file: Path, tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    with override_settings(VAR_DIR=tmp_path):
+    # The service's default deadline would cut every answer short; the eval asks with its own.
+    with override_settings(VAR_DIR=tmp_path, ASSEMBLY_TIMEOUT_MS=1):
         call_command("eval_locomo", "--path", str(locomo_file), "--budgets", "60,500", "--json", stdout=out, stderr=err)
     report = json.loads(out.getvalue())
+    assert report["timeout_ms"] == 10_000
+    assert [b["partial"] for b in report["budgets"]] == [0, 0]
     assert report["dataset"] == {"sha256": report["dataset"]["sha256"], "samples": 1, "turns": 6, "questions": 3}
     small, large = report["budgets"]
     assert small["budget"] == 60 and large["budget"] == 500
@@ -137,5 +140,24 @@ def test_a_kept_workspace_is_reused_without_writing_again(locomo_file: Path, tmp
     assert Layer.objects.filter(workspace__slug=slug, kind="session").count() == 2
     assert "2 scored questions" not in again.getvalue() and "1 scored questions" in again.getvalue()
     assert "summary: service 1.000@500" in again.getvalue()
+    with override_settings(VAR_DIR=tmp_path):
+        late = io.StringIO()
+        call_command(
+            "eval_locomo",
+            "--path",
+            str(locomo_file),
+            "--reuse",
+            slug,
+            "--budgets",
+            "500",
+            "--timeout-ms",
+            "1",
+            "--json",
+            stdout=late,
+        )
+    (budget,) = json.loads(late.getvalue())["budgets"]
+    assert budget["partial"] == 3  # every answer passed a 1 ms deadline, and the report says so
+    with pytest.raises(CommandError, match="--timeout-ms"):
+        call_command("eval_locomo", "--path", str(locomo_file), "--timeout-ms", "-1")
     with pytest.raises(CommandError, match="no workspace"):
         call_command("eval_locomo", "--path", str(locomo_file), "--reuse", "nope")

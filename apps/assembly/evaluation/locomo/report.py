@@ -80,7 +80,20 @@ def report_lines(run: LocomoRun) -> list[str]:
         "",
     ]
     lines += _table(
-        ["budget", "service", "fusion", "Δ", "bm25", "dense", "complete", "fusion", "tokens", "non-turn", "over"],
+        [
+            "budget",
+            "service",
+            "fusion",
+            "Δ",
+            "bm25",
+            "dense",
+            "complete",
+            "fusion",
+            "tokens",
+            "non-turn",
+            "over",
+            "partial",
+        ],
         [
             [
                 str(r.budget),
@@ -94,6 +107,7 @@ def report_lines(run: LocomoRun) -> list[str]:
                 f"{r.mean_tokens:.0f}",
                 str(r.non_turn_chunks),
                 str(r.over_budget),
+                str(r.partial),
             ]
             for r in table
         ],
@@ -114,7 +128,8 @@ def report_lines(run: LocomoRun) -> list[str]:
         "service: context_assemble at the sample's multi_session layer (model gpt-4, format text); fusion: RRF "
         "(k=60) of bm25 and dense, each turn packed whole best-first; complete: questions with all evidence "
         "selected (service, fusion); tokens: mean cl100k tokens of the service's context; non-turn: chunks "
-        "that are no turn of the sample; over: answers above the budget (scored 0)",
+        "that are no turn of the sample; over: answers above the budget (scored 0); partial: answers that "
+        f"passed their {run.timeout_ms} ms deadline (timeout_ms) and lack a stage",
     ]
     lines += [f"engine warning: {w}" for w in run.warnings]
     partial = sum(r.partial for r in table)
@@ -125,7 +140,7 @@ def report_lines(run: LocomoRun) -> list[str]:
         + " ".join(f"{r.recall['fusion']:.3f}" for r in table)
         + " | bm25 "
         + " ".join(f"{r.recall['bm25']:.3f}" for r in table)
-        + f" | over budget {sum(r.over_budget for r in table)}, partial {partial}"
+        + f" | over budget {sum(r.over_budget for r in table)}, partial {partial} (deadline {run.timeout_ms} ms)"
         + f" | service p50 {p50:.0f} ms p95 {p95:.0f} ms | load {run.load_seconds:.0f} s, questions "
         f"{run.run_seconds:.0f} s"
     )
@@ -160,6 +175,7 @@ def report_json(run: LocomoRun, *, details: bool = False) -> dict[str, Any]:
             for r in rows(run)
         ],
         "latency_ms": {"p50": round(p50, 1), "p95": round(p95, 1)},
+        "timeout_ms": run.timeout_ms,
         "warnings": list(run.warnings),
     }
     if details:

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.assembly.evaluation.locomo.data import LocomoError, locomo_load
 from apps.assembly.evaluation.locomo.load import LoadError, locomo_reuse, locomo_write
 from apps.assembly.evaluation.locomo.report import report_json, report_lines
-from apps.assembly.evaluation.locomo.run import BUDGETS, locomo_ask
+from apps.assembly.evaluation.locomo.run import BUDGETS, TIMEOUT_MS, locomo_ask
 from apps.core import background
 
 DEFAULT_PATH = Path(settings.BASE_DIR).parent / "shared" / "locomo-dev" / "locomo_dev.json"
@@ -40,6 +40,13 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="keep the loaded workspace (its slug is printed)")
         parser.add_argument("--reuse", metavar="SLUG", help="ask in a workspace kept by an earlier --keep run")
         parser.add_argument("--limit", type=int, help="only the first N scored questions of each sample")
+        parser.add_argument(
+            "--timeout-ms",
+            type=int,
+            default=TIMEOUT_MS,
+            help=f"each question's deadline, the request's timeout_ms (default {TIMEOUT_MS}; 0: none); answers "
+            "that still came back partial are counted",
+        )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--details", action="store_true", help="with --json: every answer, with its misses")
 
@@ -51,6 +58,8 @@ class Command(BaseCommand):
         budgets = _budgets(options["budgets"])
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be at least 1")
+        if options["timeout_ms"] < 0:
+            raise CommandError("--timeout-ms must be 0 (no deadline) or more")
         try:
             dataset = locomo_load(path=options["path"])
             if options["reuse"]:
@@ -61,7 +70,12 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         try:
             run = locomo_ask(
-                dataset=dataset, loaded=loaded, budgets=budgets, progress=self._progress, limit=options["limit"]
+                dataset=dataset,
+                loaded=loaded,
+                budgets=budgets,
+                progress=self._progress,
+                limit=options["limit"],
+                timeout_ms=options["timeout_ms"],
             )
         finally:
             if not (options["keep"] or loaded.reused):
