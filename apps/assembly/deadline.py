@@ -2,15 +2,29 @@
 
 Stages that would start after the deadline are skipped; database searches run with a statement
 timeout of the time left. The skipped stages are named, so the response can say what is missing.
+
+A cancel (the caller gave up: its client disconnected, or it asked to stop) is the deadline with
+nothing left to return: every question to the deadline is a stage boundary, and once `cancel` is
+set the next one raises `AssemblyCancelled`, so the assembly stops there and its callers record
+and cache nothing (apps/assembly/services/context.py).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # However late a request is, keyword search gets this long: without it there is nothing to return.
 KEYWORD_FLOOR_MS = 100
+
+
+class AssemblyCancelled(Exception):
+    """The caller cancelled the assembly; it stopped before `stage`."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(f"assembly cancelled before {stage}")
+        self.stage = stage
 
 
 @dataclass
@@ -18,8 +32,15 @@ class Deadline:
     limit_ms: int | None  # None: no deadline
     started: float = field(default_factory=time.perf_counter)
     skipped: list[str] = field(default_factory=list)
+    cancelled: Callable[[], bool] | None = None  # e.g. threading.Event().is_set; None: cannot be cancelled
+
+    def check(self, stage: str) -> None:
+        """A stage boundary: raise AssemblyCancelled if the caller has cancelled."""
+        if self.cancelled is not None and self.cancelled():
+            raise AssemblyCancelled(stage)
 
     def remaining_ms(self) -> int | None:
+        self.check("a search")  # every stage that consults the deadline starts here
         if self.limit_ms is None:
             return None
         return int(self.limit_ms - (time.perf_counter() - self.started) * 1000)

@@ -6,7 +6,7 @@ Both streams validate with the same serializer as `POST /api/v1/context/` and ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict
 
 from django.http import QueryDict
@@ -50,11 +50,19 @@ def context_params(*, request: Mapping[str, Any]) -> ContextParams:
     return params_from(data.validated_data)
 
 
-def context_events(*, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None) -> list[StreamEvent]:
+def context_events(
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    api_key: ApiKey | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[StreamEvent]:
     """Assemble once, then one `chunk` event per chunk and a `complete` event with the totals and
     the rest of the response (context, trace_id, warnings, overflow, ...). Raises DomainError on
-    bad input before any event exists, so a stream never starts for a request that fails."""
-    result = ContextOutput(context_assemble(workspace=workspace, params=params, api_key=api_key)).data
+    bad input before any event exists, so a stream never starts for a request that fails, and
+    AssemblyCancelled once `cancelled()` is true (see `context_assemble`)."""
+    assembled = context_assemble(workspace=workspace, params=params, api_key=api_key, cancelled=cancelled)
+    result = ContextOutput(assembled).data
     chunks = result["chunks"]
     events: list[StreamEvent] = [{"type": "chunk", "data": chunk} for chunk in chunks]
     summary = {key: value for key, value in result.items() if key != "chunks"}

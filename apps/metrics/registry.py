@@ -41,6 +41,13 @@ ASSEMBLY_CACHE = Counter(
     ["result"],
     registry=REGISTRY,
 )
+ASSEMBLIES_CANCELLED = Counter(
+    "context_architect_assemblies_cancelled",
+    "Assemblies stopped at a stage boundary because their caller cancelled (e.g. the stream's client left), "
+    "by the stage they stopped before; nothing of them was recorded or cached.",
+    ["stage"],
+    registry=REGISTRY,
+)
 
 
 def _hit_rate() -> float:

@@ -1,7 +1,8 @@
 /* The preview page's behaviour (no inline scripts: the CSP forbids them).
  * - progress and cancel for the htmx request that assembles (the server's deadline still applies);
  * - copy the assembled context to the clipboard;
- * - streaming mode: the same request to /preview/stream/ read as Server-Sent Events, chunk by chunk.
+ * - streaming mode: the same request to /preview/stream/ read as Server-Sent Events, chunk by chunk;
+ *   Cancel aborts the fetch, and the server stops assembling at its next stage (nothing is recorded).
  */
 (function () {
   "use strict";
@@ -56,7 +57,12 @@
     if (target.closest("#preview-cancel")) {
       event.preventDefault();
       if (window.htmx && previewForm()) window.htmx.trigger(previewForm(), "htmx:abort");
-      if (streamAbort) { streamAbort.abort(); streamAbort = null; say("Stream cancelled."); }
+      if (streamAbort) {
+        streamAbort.abort();
+        streamAbort = null;
+        $("#stream-summary").textContent = "Cancelled: the server stopped assembling; nothing was recorded or cached.";
+        say("Stream cancelled.");
+      }
       stopProgress();
       return;
     }
@@ -144,6 +150,11 @@
               item.appendChild(document.createTextNode(" " + payload.text));
               list.appendChild(item);
               summary.textContent = count + " chunk" + (count === 1 ? "" : "s") + " so far…";
+            } else if (type === "progress") {
+              summary.textContent = "Assembling… (Cancel stops the server too)";
+            } else if (type === "error") {
+              summary.textContent = "The context could not be assembled: " + payload.error.message +
+                " (" + payload.error.code + ")";
             } else if (type === "complete") {
               summary.textContent = payload.total_chunks + " chunks, " + payload.total_tokens + " of " +
                 payload.token_budget + " tokens, zone " + payload.zone + ", " + payload.elapsed_ms + " ms" +

@@ -161,9 +161,10 @@ def test_the_stream_sends_one_chunk_event_per_chunk_then_complete(signed_in: Cli
     assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
     events = sse_events(response)  # type: ignore[arg-type]
     kinds = [kind for kind, _ in events]
-    assert kinds[-1] == "complete" and set(kinds[:-1]) == {"chunk"}
+    assert events[0] == ("progress", {"state": "assembling"})  # sent before the assembly, so the page knows
+    assert kinds[-1] == "complete" and set(kinds[1:-1]) == {"chunk"}
     complete = events[-1][1]
-    assert complete["total_chunks"] == len(kinds) - 1 > 0
+    assert complete["total_chunks"] == len(kinds) - 2 > 0
     assert complete["total_tokens"] <= 400
 
 
@@ -171,8 +172,15 @@ def test_the_stream_answers_bad_input_with_the_apis_error_and_status(signed_in: 
     response = signed_in.get(f"/preview/stream/?layer={project.pk}&query=x&token_budget=abc")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid_token_budget"
-    missing = signed_in.get("/preview/stream/?layer=999999&query=x")
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "layer_not_found"
+    missing = signed_in.get("/preview/stream/?layer=999999&query=x")  # found by the assembly, after the start
+    assert sse_events(missing) == [  # type: ignore[arg-type]
+        ("progress", {"state": "assembling"}),
+        (
+            "error",
+            {"error": {"code": "layer_not_found", "message": "layer 999999 not found", "details": {}}, "status": 404},
+        ),
+    ]
+    assert not AssemblyRecord.objects.exists()
 
 
 def test_the_stream_needs_a_signed_in_member(client: Client, project: Layer) -> None:

@@ -6,6 +6,7 @@ Nothing here writes: the record, the cache and the bookkeeping are the callers' 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,9 +46,16 @@ class Outcome:
     partial: bool = False  # a stage was skipped at the deadline
 
 
-def assemble_outcome(*, workspace: Workspace, params: ContextParams, started: float | None = None) -> Outcome:
+def assemble_outcome(
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    started: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Outcome:
     """Resolve, gather, rank and pack; `started` (perf_counter) is when the request arrived: the
-    deadline counts from it."""
+    deadline counts from it. Once `cancelled()` is true, the next stage boundary raises
+    AssemblyCancelled (apps/assembly/deadline.py)."""
     started = time.perf_counter() if started is None else started
     timings = StageTimes()
     with timings.stage("resolve"):
@@ -63,7 +71,7 @@ def assemble_outcome(*, workspace: Workspace, params: ContextParams, started: fl
         window_layers = _conversation(layers, params, r.layer)
     warnings = r.warnings
     timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
-    deadline = Deadline(limit_ms=timeout or None, started=started)
+    deadline = Deadline(limit_ms=timeout or None, started=started, cancelled=cancelled)
     outcome = Outcome(
         resolved=r, ranked=[], result=None, extra_trace=[], warnings=warnings, started=started, timings=timings
     )
@@ -169,8 +177,10 @@ def _gather_and_pack(
     r, warnings, timings = outcome.resolved, outcome.warnings, outcome.timings
     if r.budget < 1 or r.zone == "emergency":
         return
+    deadline.check("embedding")
     with timings.stage("embedding"):
         query_vector, outcome.embedding_cache_hit = _query_vector(params, warnings, deadline)
+    deadline.check("candidates")
     gathering = time.perf_counter()
     candidates, extra_trace = _candidates(
         workspace, params, r, tree, window_layers, query_vector, warnings, deadline, timings
@@ -185,8 +195,10 @@ def _gather_and_pack(
         resolution=r.resolution,
         threads=_threads(tree, {c.layer_id for c in candidates}),
     )
+    deadline.check("ranking")
     with timings.stage("ranking"):
         outcome.ranked = rank(candidates, context=context, scorer=r.scorer)
+    deadline.check("packing")
     with timings.stage("packing"):
         outcome.result = pack(outcome.ranked, r, r.budget)
     outcome.extra_trace = extra_trace
@@ -247,6 +259,7 @@ def _candidates(
         )
     # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
     # a failing agent (FR-006) matter most exactly when it is failing; a slow first request must not drop them.
+    deadline.check("candidate sources")  # but not past a cancel
     hints, source_warnings = source_candidates(
         SourceRequest(
             workspace_id=workspace.pk,

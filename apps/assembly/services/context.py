@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 
+from apps.assembly.deadline import AssemblyCancelled
 from apps.assembly.params import ContextParams, params_to_json
 from apps.assembly.results import ContextResult
 from apps.assembly.scope import scope_of
@@ -20,7 +22,7 @@ from apps.assembly.services.cache import CachedContext, cache_key, cached_get, c
 from apps.assembly.services.record import record_assembled, record_cache_hit
 from apps.conversations.access import note_served
 from apps.core import background
-from apps.metrics.registry import ASSEMBLY_CACHE
+from apps.metrics.registry import ASSEMBLIES_CANCELLED, ASSEMBLY_CACHE
 from apps.workspaces.models import ApiKey, Workspace
 
 # Deadline warm-ups are dropped when this many background tasks already wait (overload).
@@ -28,11 +30,18 @@ WARM_QUEUE_LIMIT = 8
 
 
 def context_assemble(
-    *, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None, started: float | None = None
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    api_key: ApiKey | None = None,
+    started: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> ContextResult:
     """Assemble the context for `params` within `workspace`.
 
     `started` (time.perf_counter) is when the request arrived; the deadline counts from it.
+    `cancelled` (e.g. a threading.Event's `is_set`) is asked at every stage boundary: once true, the
+    assembly stops there and raises AssemblyCancelled, with nothing recorded, cached or warmed.
     Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
     never exceeds `token_budget`.
     """
@@ -48,7 +57,14 @@ def context_assemble(
         _bookkeeping(workspace, cached.layer_id, params.agent_type, params.group_id, result)
         return result
     ASSEMBLY_CACHE.labels(result="miss").inc()
-    outcome = assemble_outcome(workspace=workspace, params=params, started=started)
+    try:
+        outcome = assemble_outcome(workspace=workspace, params=params, started=started, cancelled=cancelled)
+        if cancelled is not None and cancelled():
+            raise AssemblyCancelled("record")  # assembled, but nobody waits for it: leave no trace
+    except AssemblyCancelled as exc:
+        ASSEMBLIES_CANCELLED.labels(stage=exc.stage).inc()
+        logging.getLogger(__name__).info("workspace %s: %s", workspace.pk, exc)
+        raise
     result = result_of(outcome)
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
     _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)

@@ -1,0 +1,135 @@
+"""A real server stops assembling when the preview's stream is cancelled (its client disconnects).
+
+The assembly is held mid-way by a table lock this test takes on the items (its searches wait on it);
+the client then hangs up, the lock is released, and the server's assembly must stop at its next
+stage boundary: counted as cancelled in /metrics, no record, nothing cached (the same request
+afterwards is assembled afresh, and only then cached).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.test import Client
+
+from apps.assembly.models import AssemblyRecord
+from apps.core import background
+from apps.layers.models import Item, Layer
+from apps.layers.services import ItemInput, items_create, layer_create
+from apps.workspaces.models import Membership, Role
+from tests.conftest import Tenant, make_tenant
+from tests.server.test_daphne import daphne  # noqa: F401  (fixture)
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.server
+
+CANCELLED = re.compile(r'^context_architect_assemblies_cancelled_total\{stage="([^"]+)"\} (\S+)$', re.M)
+
+
+@pytest.fixture
+def patient_locks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's statements wait for this test's lock instead of giving up after 2 s (set before `daphne`)."""
+    monkeypatch.setenv("DB_LOCK_TIMEOUT_MS", "120000")
+
+
+@pytest.fixture
+def project(transactional_db: None) -> Iterator[tuple[Tenant, Layer, str]]:
+    """A committed workspace with a project of items and a signed-in viewer's session cookie."""
+    tenant = make_tenant("cancel")
+    project = layer_create(workspace=tenant.workspace, kind="project", name="Billing", parent=tenant.root)
+    items_create(
+        layer=project,
+        items=[
+            ItemInput(kind="memory", type="fact", content=f"Invoices of region {n} go out nightly.") for n in range(8)
+        ],
+    )
+    user = get_user_model().objects.create_user(username="vic")
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    client = Client()
+    client.force_login(user)
+    assert background.wait_idle(120)
+    yield tenant, project, client.cookies["sessionid"].value
+    assert background.wait_idle(120)
+
+
+def open_stream(base: str, path: str, cookie: str) -> socket.socket:
+    """Send the GET and read the response head (the body waits on the assembly); the open socket."""
+    address = urllib.parse.urlsplit(base)
+    sock = socket.create_connection((address.hostname, address.port), timeout=60)
+    sock.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nAccept: text/event-stream\r\n"
+        f"Cookie: sessionid={cookie}\r\n\r\n".encode()
+    )
+    return sock
+
+
+def cancelled(base: str) -> dict[str, float]:
+    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {stage: float(value) for stage, value in CANCELLED.findall(text) if float(value)}
+
+
+def stream_events(base: str, path: str, cookie: str) -> list[tuple[str, dict[str, object]]]:
+    request = urllib.request.Request(f"{base}{path}", headers={"Cookie": f"sessionid={cookie}"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        body = response.read().decode()
+    events = []
+    for block in filter(None, body.split("\n\n")):  # the first is `progress`, sent at once
+        fields = dict(line.split(": ", 1) for line in block.split("\n"))
+        events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def waiting_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        )
+        return bool(cursor.fetchone()[0])
+
+
+def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
+    patient_locks: None,
+    daphne: str,  # noqa: F811  (fixture)
+    project: tuple[Tenant, Layer, str],
+    tmp_path: Path,
+) -> None:
+    tenant, layer, cookie = project
+    path = "/preview/stream/?" + urllib.parse.urlencode(
+        {"layer": layer.pk, "query": "invoices region", "token_budget": 300, "timeout_ms": 0}
+    )
+    assert cancelled(daphne) == {}
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {Item._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        sock = open_stream(daphne, path, cookie)
+        head = ""
+        while "event: progress" not in head and (part := sock.recv(4096).decode()):
+            head += part
+        assert head.startswith("HTTP/1.1 200") and "event: progress" in head, head
+        wait_until(waiting_on_a_lock, timeout=90, what="the assembly to wait on the items lock")
+        sock.close()  # the page's Cancel: the fetch is aborted, the connection closes
+        log = tmp_path / "daphne.log"  # the daphne fixture's
+        wait_until(lambda: "the client left" in log.read_text(), timeout=30, what="the server to see the disconnect")
+    # The lock went at commit: the search that waited on it finishes, and the next stage boundary stops the rest.
+    stages = wait_until(lambda: cancelled(daphne), timeout=60, what="the server to count the cancelled assembly")
+    assert sum(stages.values()) == 1, stages
+    wait_until(lambda: not waiting_on_a_lock(), timeout=30, what="the server's queries to end")
+    assert not AssemblyRecord.objects.filter(workspace=tenant.workspace).exists()  # never recorded
+
+    fresh = stream_events(daphne, path, cookie)
+    assert fresh[-1][0] == "complete" and fresh[-1][1]["cached"] is False  # nothing partial was cached
+    assert fresh[-1][1]["total_chunks"] == len(fresh) - 2 > 0
+    again = stream_events(daphne, path, cookie)
+    assert again[-1][1]["cached"] is True  # the complete one was
+    assert cancelled(daphne) == stages  # and neither of them was cancelled
