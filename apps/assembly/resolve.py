@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -26,6 +26,7 @@ from apps.core.errors import InvalidInput
 from apps.layers.models import Layer
 from apps.layers.snapshot import LayerSnapshot
 from apps.profiles.models import AgentProfile
+from apps.profiles.services import ProfileInput, profile_check
 from apps.workspaces.models import Workspace
 
 
@@ -85,14 +86,28 @@ def _scorer(name: str) -> Scorer:
     return import_string(path)
 
 
-def resolve(*, workspace: Workspace, params: ContextParams, layers: LayerSnapshot) -> Resolved:
-    """Apply request → profile → settings precedence and validate what only the service can check."""
+def _draft(workspace: Workspace, name: str | None, draft: ProfileInput) -> AgentProfile:
+    """An unsaved profile with `draft`'s settings (checked by the profiles' one validator)."""
+    profile_check(data=draft)
+    return AgentProfile(workspace=workspace, name=name or "draft", **asdict(draft))
+
+
+def resolve(
+    *, workspace: Workspace, params: ContextParams, layers: LayerSnapshot, profile_draft: ProfileInput | None = None
+) -> Resolved:
+    """Apply request → profile → settings precedence and validate what only the service can check.
+
+    `profile_draft` stands in for the named profile's stored settings (the profile page's "try it":
+    unsaved values, nothing written).
+    """
     warnings: list[str] = []
     layer = _layer(layers, params)
     if not params.query.strip() and params.query_vector is None:
         raise InvalidInput("give `query` or `query_vector`", code="missing_query")
     profile = None
-    if params.profile:
+    if profile_draft is not None:
+        profile = _draft(workspace, params.profile, profile_draft)
+    elif params.profile:
         profile = AgentProfile.objects.filter(workspace=workspace, name=params.profile).first()
         if profile is None:
             warnings.append(f"unknown profile {params.profile!r}; using the defaults")

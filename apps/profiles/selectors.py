@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from django.db.models import QuerySet
 
 from apps.core.errors import NotFound
 from apps.profiles.models import AgentProfile
+from apps.profiles.services import ProfileInput
 from apps.workspaces.models import Workspace
 
 
@@ -20,3 +23,8 @@ def profile_get(*, workspace: Workspace, name: str) -> AgentProfile:
 def profiles_list(*, workspace: Workspace) -> QuerySet[AgentProfile]:
     """The workspace's profiles by name."""
     return AgentProfile.objects.filter(workspace=workspace).order_by("name")
+
+
+def profile_settings(*, profile: AgentProfile) -> ProfileInput:
+    """A profile's stored configuration as the services take it."""
+    return ProfileInput(**{f.name: getattr(profile, f.name) for f in fields(ProfileInput)})

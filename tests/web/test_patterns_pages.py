@@ -84,7 +84,7 @@ def test_it_keeps_the_operator_pages_axe_clean_and_narrow(
 ) -> None:
     page = new_page(browser)
     login(page, live_server.url, people.operator)
-    for path in ("/patterns/", f"/patterns/{seeded_pattern.pk}/", "/profiles/", "/profiles/new/"):
+    for path in ("/patterns/", f"/patterns/{seeded_pattern.pk}/", "/profiles/", "/profiles/+new/"):
         page.set_viewport_size({"width": 1440, "height": 900})
         page.goto(f"{live_server.url}{path}")
         check_page(page)

@@ -28,6 +28,7 @@ from apps.layers.models import Layer, LayerKind
 from apps.layers.selectors import LayerTree, layer_scope
 from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
+from apps.profiles.services import ProfileInput
 from apps.workspaces.models import Workspace
 
 
@@ -52,19 +53,21 @@ def assemble_outcome(
     params: ContextParams,
     started: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    profile_draft: ProfileInput | None = None,
 ) -> Outcome:
     """Resolve, gather, rank and pack; `started` (perf_counter) is when the request arrived: the
     deadline counts from it. Once `cancelled()` is true, the next stage boundary raises
-    AssemblyCancelled (apps/assembly/deadline.py)."""
+    AssemblyCancelled (apps/assembly/deadline.py). `profile_draft`: unsaved profile settings
+    instead of the stored ones."""
     started = time.perf_counter() if started is None else started
     timings = StageTimes()
     with timings.stage("resolve"):
         layers = layer_snapshot(workspace_id=workspace.pk)
         try:
-            r = resolve(workspace=workspace, params=params, layers=layers)
+            r = resolve(workspace=workspace, params=params, layers=layers, profile_draft=profile_draft)
         except NotFound:  # created since this process read the layers? (see apps/layers/snapshot.py)
             layers = layer_snapshot(workspace_id=workspace.pk, fresh=True)
-            r = resolve(workspace=workspace, params=params, layers=layers)
+            r = resolve(workspace=workspace, params=params, layers=layers, profile_draft=profile_draft)
         if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
             raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
         tree = layers.tree

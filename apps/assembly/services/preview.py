@@ -9,23 +9,32 @@ from apps.assembly.results import PreviewResult, WhatIf
 from apps.assembly.services.assembling import assemble_outcome, pack
 from apps.assembly.services.context import redacted, result_of
 from apps.assembly.services.record import record_assembled
+from apps.profiles.services import ProfileInput
 from apps.workspaces.models import ApiKey, Workspace
 
 WHAT_IF_BUDGETS = (1000, 2000, 4000, 8000)
 
 
 def context_preview(
-    *, workspace: Workspace, params: ContextParams, api_key: ApiKey | None = None, started: float | None = None
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    api_key: ApiKey | None = None,
+    started: float | None = None,
+    profile_draft: ProfileInput | None = None,
 ) -> PreviewResult:
     """Assemble `params` (never from the cache) and show every decision.
 
     The what-if rows re-pack the same ranked candidates at other budgets: no second retrieval.
+    With `profile_draft` (unsaved settings for `params.profile`, the profile page's "try it") nothing
+    is written, not even the record: its request would name a profile whose settings it did not use.
     """
     started = time.perf_counter() if started is None else started
     params = redacted(workspace, params)
-    outcome = assemble_outcome(workspace=workspace, params=params, started=started)
+    outcome = assemble_outcome(workspace=workspace, params=params, started=started, profile_draft=profile_draft)
     result = result_of(outcome)
-    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
+    if profile_draft is None:
+        record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
     rows = []
     for budget in WHAT_IF_BUDGETS:
         if outcome.result is None:

@@ -1,21 +1,38 @@
-"""The profiles area: list, create, edit and delete agent profiles (edits need an operator)."""
+"""The profiles area: list, create, edit and delete agent profiles (edits need an operator), "try it"
+with the unsaved settings and "compare with" another profile (any member: they save nothing).
+
+The creation page is `/profiles/+new/`: `+` is not allowed in a profile name, so it can never hide a
+profile (a profile named `new` lives at `/profiles/new/` like any other).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.core.errors import DomainError
+from apps.core.htmx import render_page_or_partial
 from apps.profiles.models import AgentProfile
+from apps.profiles.selectors import profile_settings
 from apps.profiles.services import profile_create, profile_delete, profile_update
 from apps.web.access import workspace_view
 from apps.web.forms.profile import ProfileForm
+from apps.web.forms.profile_trial import TRY_PREFIX, CompareForm, TrialRequestForm
+from apps.web.layer_tree import LayerRow, layer_rows
+from apps.web.selectors.profile_trial import Comparison, Contender, profiles_compare
 from apps.web.workspace_choice import WorkspaceAccess
 from apps.workspaces.models import Role
+
+DETAIL = "web/profiles/detail.html"
+COMPARE_IDS = "compare-%s"  # the compare form sits beside the settings form: its ids must differ
+# Where the service's refusal of a trial request belongs on the form.
+TRIAL_ERROR_FIELDS = {"invalid_token_budget": "token_budget", "layer_not_found": "layer"}
 
 
 @workspace_view()
@@ -31,20 +48,66 @@ def _profile(access: WorkspaceAccess, name: str) -> AgentProfile:
     return profile
 
 
+def _others(access: WorkspaceAccess, profile: AgentProfile) -> list[str]:
+    rows = AgentProfile.objects.filter(workspace=access.current).exclude(pk=profile.pk).order_by("name")
+    return list(rows.values_list("name", flat=True))
+
+
+def _initial_request(layers: list[LayerRow]) -> dict[str, Any]:
+    return {"layer": layers[0].id} if layers else {}
+
+
 def _page(request: HttpRequest, form: ProfileForm, profile: AgentProfile | None, status: int = 200) -> HttpResponse:
+    return render(request, DETAIL, _context(form=form, profile=profile), status=status)
+
+
+def _context(*, form: ProfileForm, profile: AgentProfile | None, **more: Any) -> dict[str, Any]:
     title = profile.name if profile else "New profile"
     crumbs = [("Profiles", reverse("web:profiles")), (title, None)]
-    context = {"form": form, "profile": profile, "crumbs": crumbs}
-    return render(request, "web/profiles/detail.html", context, status=status)
+    return {"form": form, "profile": profile, "crumbs": crumbs, **more}
+
+
+def _detail(
+    request: HttpRequest,
+    access: WorkspaceAccess,
+    profile: AgentProfile,
+    *,
+    form: ProfileForm | None = None,
+    try_form: TrialRequestForm | None = None,
+    compare_form: CompareForm | None = None,
+    layers: list[LayerRow] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """Everything the profile page shows; forms not given start from the saved profile."""
+    assert access.current is not None
+    if layers is None:
+        layers = layer_rows(workspace=access.current)
+    if try_form is None:
+        try_form = TrialRequestForm(prefix=TRY_PREFIX, layers=layers, initial=_initial_request(layers))
+    if compare_form is None:
+        others = _others(access, profile)
+        first = {"other": others[0]} if others else {}
+        initial = {**_initial_request(layers), **first}
+        compare_form = CompareForm(layers=layers, others=others, auto_id=COMPARE_IDS, initial=initial)
+    return _context(
+        form=form or ProfileForm(initial=ProfileForm.initial_of(profile)),
+        profile=profile,
+        try_form=try_form,
+        compare_form=compare_form,
+        **more,
+    )
 
 
 @require_http_methods(["GET", "POST"])
 @workspace_view()
 def profile(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpResponse:
     """A profile's settings; an operator's POST saves them (every error beside its field, 422)."""
+    current = AgentProfile.objects.filter(workspace=access.current, name=name).first()
+    if current is None and name == "new" and request.method == "GET":
+        return HttpResponseRedirect(reverse("web:profile-new"))  # the creation page's old address
     current = _profile(access, name)
     if request.method != "POST":
-        return _page(request, ProfileForm(initial=ProfileForm.initial_of(current)), current)
+        return render(request, DETAIL, _detail(request, access, current))
     if not access.can_edit:
         raise PermissionDenied("Only operators may change profiles.")
     form = ProfileForm(request.POST)
@@ -56,7 +119,71 @@ def profile(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpRes
         else:
             messages.success(request, f"Profile {saved.name} saved.")
             return HttpResponseRedirect(reverse("web:profile", args=[saved.name]))
-    return _page(request, form, current, status=422)
+    return render(request, DETAIL, _detail(request, access, current, form=form, attempt="save"), status=422)
+
+
+@require_POST
+@workspace_view()
+def profile_try(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpResponse:
+    """The query previewed with the form's values, saved or not, beside the saved profile's answer.
+
+    Saves nothing and records nothing, so a viewer may try too. HTMX gets the form back (#profile-form:
+    the settings with their errors and the result); a plain POST the whole page.
+    """
+    workspace = access.current
+    assert workspace is not None
+    current = _profile(access, name)
+    layers = layer_rows(workspace=workspace)
+    form = ProfileForm(request.POST)
+    try_form = TrialRequestForm(request.POST, prefix=TRY_PREFIX, layers=layers)
+    trial: Comparison | None = None
+    status = 422
+    if form.is_valid() and try_form.is_valid():
+        try:
+            trial = profiles_compare(
+                workspace=workspace,
+                params=try_form.params(profile=current.name),
+                a=Contender("saved", current.name, draft=profile_settings(profile=current)),
+                b=Contender("these settings", current.name, draft=form.profile_input()),
+            )
+            status = 200
+        except DomainError as exc:
+            try_form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
+    context = _detail(request, access, current, form=form, try_form=try_form, layers=layers, trial=trial, attempt="try")
+    return render_page_or_partial(request, DETAIL, "editor", context, status=status)
+
+
+@require_GET
+@workspace_view()
+def profile_compare(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpResponse:
+    """This profile (A) and another (B) on the same request: both answers, B's chunks added and removed.
+
+    The request is in the URL, so a reload or a shared link shows the same comparison. Both sides
+    run on the saved settings and are recorded like any preview.
+    """
+    workspace = access.current
+    assert workspace is not None
+    current = _profile(access, name)
+    if request.GET.get("other"):
+        _profile(access, request.GET["other"])  # another workspace's profile is a 404, not a form error
+    layers = layer_rows(workspace=workspace)
+    form = CompareForm(request.GET, layers=layers, others=_others(access, current), auto_id=COMPARE_IDS)
+    comparison: Comparison | None = None
+    status = 422
+    if form.is_valid():
+        other = form.cleaned_data["other"]
+        try:
+            comparison = profiles_compare(
+                workspace=workspace,
+                params=form.params(profile=current.name),
+                a=Contender(current.name, current.name),
+                b=Contender(other, other),
+            )
+            status = 200
+        except DomainError as exc:
+            form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
+    context = _detail(request, access, current, compare_form=form, comparison=comparison)
+    return render_page_or_partial(request, DETAIL, "compare", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
