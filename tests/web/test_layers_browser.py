@@ -1,4 +1,5 @@
-"""The operator's task in Chromium: change a layer's trigger config, see every error inline, then save."""
+"""The operator's tasks in Chromium: a trigger change, an inline item edit with its errors, a relationship,
+a new workspace; the viewer's read-only page."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from pytest_django.live_server_helper import LiveServer
 
-from apps.layers.models import Layer
+from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from tests.conftest import Tenant
 from tests.web.conftest import People
@@ -63,3 +64,90 @@ def test_it_shows_a_viewer_the_config_without_a_way_to_change_it(
     expect(page.get_by_role("button", name="Save triggers")).to_have_count(0)
     expect(page.get_by_role("button", name="Add item")).to_have_count(0)
     check_page(page)
+
+
+@pytest.fixture
+def item(project: Layer) -> Item:
+    """The project's item, read before the browser starts (see tests/web/harness.py)."""
+    return Item.objects.get(layer=project)
+
+
+@pytest.fixture
+def related(project: Layer, tenant: Tenant) -> Item:
+    """An item in another layer, to relate the project's item to."""
+    team = layer_create(workspace=tenant.workspace, kind="team", name="Finance", parent=tenant.root)
+    (policy,) = items_create(
+        layer=team, items=[ItemInput(kind="memory", type="decision", content="Invoices are checked by two people.")]
+    )
+    return policy
+
+
+def test_it_walks_the_operator_through_an_inline_item_edit_and_a_relationship(
+    people: People, project: Layer, item: Item, related: Item, live_server: LiveServer, browser: Browser
+) -> None:
+    page = new_page(browser)
+    login(page, live_server.url, people.operator)
+    page.goto(f"{live_server.url}/layers/{project.pk}/")
+    row = page.locator(f"#item-{item.pk}")
+    row.get_by_role("link", name=f"Edit item {item.pk}").click()
+    editor = page.locator(f"#item-{item.pk}.editing")
+    expect(editor.get_by_label("Content")).to_have_value("Invoices go out nightly.")
+    assert page.url.endswith(f"/layers/{project.pk}/")  # swapped in place
+    check_page(page)  # axe at 1440 px, then the open editor at 390 px
+    page.set_viewport_size({"width": 1440, "height": 900})
+
+    editor.get_by_label("Content").fill("  ")
+    editor.get_by_label("Importance").fill("4")
+    editor.get_by_role("button", name="Save item").click()
+    expect(editor.locator(".field-error")).to_have_count(2)  # both at once, beside their fields
+    expect(editor).to_contain_text("content must not be empty")
+    expect(editor).to_contain_text("importance must be within [0, 1]")
+
+    editor.get_by_label("Content").fill("Invoices go out every night at two.")
+    editor.get_by_label("Importance").fill("0.9")
+    editor.get_by_label("Pinned (always sent)").check()
+    editor.get_by_role("button", name="Save item").click()
+    expect(row).not_to_have_class("editing")
+    expect(row).to_contain_text("every night at two")
+    expect(row.locator("[role=status]")).to_have_text("saved")
+    expect(row).to_contain_text("pinned")
+
+    row.get_by_role("link", name=f"Edit item {item.pk}").click()
+    relations = page.locator(f"#item-{item.pk}-relations")
+    relations.get_by_label("Other item id").fill(str(item.pk))
+    relations.get_by_role("button", name="Add relationship").click()
+    expect(relations.locator(".field-error")).to_contain_text("cannot be related to itself")
+    relations.get_by_label("Relationship").select_option("derived_from")
+    relations.get_by_label("Other item id").fill(str(related.pk))
+    relations.get_by_role("button", name="Add relationship").click()
+    expect(relations.locator("li")).to_contain_text("checked by two people")
+    expect(relations.get_by_role("link", name="Finance")).to_be_visible()
+    page.get_by_role("link", name="Cancel").click()
+    expect(row).to_contain_text("derived from")
+    page.reload()  # read back through the page
+    expect(row).to_contain_text("every night at two")
+    row.get_by_role("link", name=f"#{related.pk}").click()
+    expect(page.locator("h1")).to_contain_text("Finance")
+    expect(page.locator(f"#item-{related.pk}")).to_contain_text(f"#{item.pk}")  # the other direction
+
+
+def test_it_walks_a_staff_member_through_creating_a_workspace(
+    people: People, live_server: LiveServer, browser: Browser
+) -> None:
+    page = new_page(browser)
+    login(page, live_server.url, people.operator)
+    page.get_by_role("link", name="+ New workspace").click()
+    check_page(page)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.get_by_label("Name").fill("Initech")
+    page.get_by_label("Slug").fill("acme")  # taken: the tenant's slug
+    page.get_by_role("button", name="Create workspace").click()
+    expect(page.locator(".field-error")).to_contain_text("already exists")
+    page.get_by_label("Slug").fill("initech")
+    page.get_by_role("button", name="Create workspace").click()
+    expect(page).to_have_url(f"{live_server.url}/layers/")
+    expect(page.locator(".message, [role=status]").first).to_contain_text("created with its company layer")
+    expect(page.locator("#workspace-switch")).to_have_value("initech")
+    page.get_by_role("link", name="Initech", exact=True).click()
+    expect(page.locator("h1")).to_contain_text("Company")
+    expect(page.locator("h1")).to_contain_text("Initech")

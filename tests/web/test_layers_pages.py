@@ -9,6 +9,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer, LayerConfig, Relationship
 from apps.layers.relationships import relationship_create
 from apps.layers.services import ItemInput, items_create, layer_create
@@ -313,3 +314,42 @@ def test_it_reads_a_page_of_items_with_their_relationships_in_constant_queries(
     with django_assert_max_num_queries(len(bare)):
         page = client.get(f"/layers/{project.pk}/")
     assert sum(len(item.relations) for item in page.context["items"]) >= 25
+
+
+def test_it_pages_through_filtered_items_and_keeps_the_filters_in_the_links(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    client = signed_in("vera")
+    first = client.get(f"/layers/{project.pk}/?kind=memory")
+    assert first.context["items"].paginator.count == 30
+    assert 'href="?q=&amp;kind=memory&amp;type=&amp;page=2"' in first.content.decode()
+    second = client.get(f"/layers/{project.pk}/?kind=memory&page=2")
+    assert len(second.context["items"].object_list) == 5
+    assert all(item.kind == "memory" for item in second.context["items"])
+    swapped = client.get(f"/layers/{project.pk}/?kind=memory&page=2", HTTP_HX_REQUEST="true").content.decode()
+    assert swapped.strip().startswith('<section id="layer-items"') and "Page 2 of 2" in swapped
+    # A page past the end or not a number shows a real page, never an error.
+    assert client.get(f"/layers/{project.pk}/?page=99").context["items"].number == 2
+    assert client.get(f"/layers/{project.pk}/?page=x").context["items"].number == 1
+    nothing = client.get(f"/layers/{project.pk}/?q=no+such+words&kind=bogus")
+    assert nothing.status_code == 200 and "No item matches these filters." in nothing.content.decode()
+
+
+def test_it_offers_the_types_the_layers_items_have(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    items_create(layer=project, items=[ItemInput(kind="document", type="runbook", content="Restart the biller.")])
+    page = signed_in("vera").get(f"/layers/{project.pk}/?type=runbook")
+    assert "runbook" in page.context["types"] and "fact" in page.context["types"]
+    assert page.context["items"].paginator.count == 1
+
+
+def test_it_marks_items_pending_embedding_until_they_are_embedded(people: People, tenant: Tenant) -> None:
+    project = layer_create(workspace=tenant.workspace, kind="project", name="Ops", parent=tenant.root)
+    items_create(layer=project, items=[ItemInput(kind="memory", type="fact", content="The pager rotates weekly.")])
+    client = signed_in("vera")
+    before = client.get(f"/layers/{project.pk}/")
+    assert before.context["figures"]["pending"] == 1 and "pending embedding</span>" in before.content.decode()
+    assert items_embed_pending(workspace_id=tenant.workspace.pk) >= 1  # the real model
+    after = client.get(f"/layers/{project.pk}/")
+    assert after.context["figures"]["pending"] == 0
+    (item,) = after.context["items"]
+    assert not item.pending and "pending embedding</span>" not in after.content.decode()

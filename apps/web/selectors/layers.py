@@ -9,7 +9,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 from django.db.models.functions import Substr
 
-from apps.layers.models import Item, Layer, Relationship, RelationshipKind
+from apps.layers.models import ITEM_TYPES, Item, Layer, Relationship, RelationshipKind
 from apps.summaries.models import Summary
 from apps.workspaces.models import Workspace
 
@@ -144,6 +144,14 @@ def layer_items(*, workspace: Workspace, layer: Layer, filters: ItemFilter) -> P
     for item in rows:
         item.relations = relations.get(item.pk, [])  # type: ignore[attr-defined]
     return page
+
+
+def layer_item_types(*, layer: Layer) -> list[str]:
+    """The types the type filter offers: every type a kind takes, and any other the layer's items have
+    (a document's type is free); one query."""
+    known = {t for types in ITEM_TYPES.values() for t in types if t}
+    used = Item.objects.filter(layer=layer).exclude(type="").values_list("type", flat=True).distinct()
+    return sorted(known | set(used))
 
 
 def layer_figures(*, layer: Layer) -> dict[str, int]:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.errors import DomainError
 from apps.core.htmx import is_htmx, render_page_or_partial
-from apps.layers.models import ITEM_TYPES, Item, ItemKind, Layer, Relationship
+from apps.layers.models import Item, ItemKind, Layer, Relationship
 from apps.layers.relationships import relationship_create, relationship_delete
 from apps.layers.services import ItemInput, item_delete, item_update, items_create, layer_create, layer_delete
 from apps.summaries.config import config_of, config_update
@@ -28,6 +28,7 @@ from apps.web.selectors.layers import (
     layer_children,
     layer_figures,
     layer_item,
+    layer_item_types,
     layer_items,
     layer_summary_rows,
 )
@@ -72,7 +73,7 @@ def _context(request: HttpRequest, access: WorkspaceAccess, layer: Layer, **form
         "items": layer_items(workspace=access.current, layer=layer, filters=filters),
         "filters": filters,
         "kinds": ItemKind.choices,
-        "types": sorted({t for types in ITEM_TYPES.values() for t in types if t}),
+        "types": layer_item_types(layer=layer),
         "summaries": layer_summary_rows(layer=layer),
         "config": config,
         "config_form": forms.get("config_form")
