@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Route, expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.layers.models import Layer
@@ -121,3 +121,36 @@ def test_a_viewer_tries_values_but_has_no_save_button(
     page.get_by_role("button", name="Try it").click()
     expect(page.locator("[role=alert]")).to_contain_text("Not tried: 1 field to correct")
     expect(page.locator("#id_weight_importance-error")).to_be_visible()
+
+
+def test_a_slow_try_or_compare_shows_progress_and_can_be_cancelled(
+    billing: Layer, people: People, live_server: LiveServer, browser: Browser
+) -> None:
+    page = new_page(browser)
+    login(page, live_server.url, people.operator)
+    page.goto(f"{live_server.url}/profiles/coder/")
+    held: list[Route] = []
+    page.route("**/profiles/coder/try/", lambda route: held.append(route))  # the answer never comes
+    page.get_by_label("Query to try").fill(QUERY)
+    page.get_by_role("button", name="Try it").click()
+    busy = page.locator("#try-busy")
+    expect(busy).to_be_visible()
+    expect(busy).to_contain_text("Assembling…")
+    expect(page.get_by_role("button", name="Try it")).to_be_disabled()
+    busy.get_by_role("button", name="Cancel").click()
+    expect(busy).to_be_hidden()
+    expect(page.locator("#try-status")).to_have_text("Cancelled: nothing was saved.")
+    expect(page.get_by_role("button", name="Try it")).to_be_enabled()
+
+    page.route("**/profiles/coder/compare/?*", lambda route: held.append(route))
+    page.get_by_label("Query to compare").fill(QUERY)
+    page.get_by_role("button", name="Compare").click()
+    busy = page.locator("#compare-busy")
+    expect(busy).to_contain_text("Assembling both…")
+    busy.get_by_role("button", name="Cancel").click()
+    expect(busy).to_be_hidden()
+    expect(page.locator("#compare-status")).to_have_text("Cancelled: nothing was saved.")
+    expect(page.get_by_role("button", name="Compare")).to_be_enabled()
+    assert len(held) == 2
+    for route in held:
+        route.abort()
