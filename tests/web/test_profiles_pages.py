@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -245,3 +246,11 @@ def test_names_that_would_not_make_one_clean_path_segment_are_refused(
     refused_by_api = tenant.client.post("/api/v1/profiles/", {"name": name}, format="json")
     assert refused_by_api.status_code == 400 and refused_by_api.json()["error"]["code"] == "invalid_name"
     assert not AgentProfile.objects.filter(workspace=tenant.workspace).exists()
+
+
+def test_every_help_text_is_the_one_its_field_names_in_aria_describedby(people: People, coder: AgentProfile) -> None:
+    html = signed_in("otto").get("/profiles/coder/").content.decode()
+    described = set(re.findall(r'aria-describedby="([^"]+)"', html))
+    assert "id_try-token_budget_helptext" in described
+    for ref in described:
+        assert f'id="{ref}"' in html, ref
