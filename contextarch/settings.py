@@ -262,6 +262,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LayerKindEnum": "apps.layers.models.LayerKind",
         "ItemKindEnum": "apps.layers.models.ItemKind",
+        "RelationshipKindEnum": "apps.layers.models.RelationshipKind",
         "AllowlistKindEnum": "apps.redaction.models.AllowKind",
     },
 }

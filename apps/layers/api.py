@@ -18,7 +18,8 @@ from apps.core.json_fields import JsonObjectField
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers import selectors, services
-from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority
+from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority, Relationship, RelationshipKind
+from apps.layers.relationships import relationship_create, relationship_delete
 from apps.layers.services import ItemInput
 from apps.workspaces.authentication import workspace_of
 
@@ -291,4 +292,66 @@ class ItemDetailApi(APIView):
     def delete(self, request: Request, item_id: int) -> Response:
         item = selectors.item_get(workspace=workspace_of(request), item_id=item_id)
         services.item_delete(item=item)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RelationshipOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Relationship
+        fields = ["id", "source", "target", "kind", "weight", "created_at"]
+
+
+class RelationshipListCreateApi(APIView):
+    pagination_class = DefaultPagination  # also tells the schema that lists are paginated
+
+    @extend_schema_serializer(component_name="RelationshipCreate")
+    class Input(StrictSerializer):
+        source = serializers.IntegerField()  # type: ignore[assignment]  # a field named source: the stubs type Field.source
+        target = serializers.IntegerField()
+        kind = serializers.ChoiceField(choices=RelationshipKind.choices)
+        weight = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, default=1.0)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("item", int, description="Only edges from or to this item (404 outside the workspace)"),
+            OpenApiParameter("kind", str, enum=RelationshipKind.values, description="Only edges of this kind"),
+        ],
+        responses=RelationshipOutput(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        workspace = workspace_of(request)
+        item_id = parse_int(request.query_params.get("item"), name="item")
+        if item_id is not None:
+            selectors.item_get(workspace=workspace, item_id=item_id)
+        edges = selectors.relationships_list(
+            workspace=workspace, item_id=item_id, kind=request.query_params.get("kind") or None
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(edges, request, view=self)
+        return paginator.get_paginated_response(RelationshipOutput(page, many=True).data)
+
+    @extend_schema(request=Input, responses={201: RelationshipOutput})
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        edge = relationship_create(
+            workspace=workspace_of(request),
+            source_id=data.validated_data["source"],
+            target_id=data.validated_data["target"],
+            kind=data.validated_data["kind"],
+            weight=data.validated_data["weight"],
+        )
+        return Response(RelationshipOutput(edge).data, status=status.HTTP_201_CREATED)
+
+
+class RelationshipDetailApi(APIView):
+    @extend_schema(responses=RelationshipOutput)
+    def get(self, request: Request, relationship_id: int) -> Response:
+        edge = selectors.relationship_get(workspace=workspace_of(request), relationship_id=relationship_id)
+        return Response(RelationshipOutput(edge).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, relationship_id: int) -> Response:
+        edge = selectors.relationship_get(workspace=workspace_of(request), relationship_id=relationship_id)
+        relationship_delete(relationship=edge)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.core.errors import NotFound
 from apps.layers.models import Item, Layer, Relationship
@@ -90,6 +90,18 @@ def relationship_get(*, workspace: Workspace, relationship_id: int) -> Relations
     if found is None:
         raise NotFound(f"relationship {relationship_id} not found", code="relationship_not_found")
     return found
+
+
+def relationships_list(
+    *, workspace: Workspace, item_id: int | None = None, kind: str | None = None
+) -> QuerySet[Relationship]:
+    """The workspace's edges, newest first; `item_id`: those from or to that item."""
+    edges = Relationship.objects.filter(workspace=workspace)
+    if item_id is not None:
+        edges = edges.filter(Q(source_id=item_id) | Q(target_id=item_id))
+    if kind is not None:
+        edges = edges.filter(kind=kind)
+    return edges.order_by("-created_at", "-id")
 
 
 def items_list(
