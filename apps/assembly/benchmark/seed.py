@@ -1,15 +1,16 @@
 """Seeding the bench workspace: one project with many sessions, bulk-inserted with precomputed vectors.
 
-The HNSW index is dropped before a large insert and rebuilt after it: one build takes ~20 s for
-100k rows where filling the live index row by row takes minutes. The index covers every
-workspace, so others in the same database search without it meanwhile: seed a benchmark database.
+A small seed inserts through the ORM into the live indexes. From REBUILD_INDEX_FROM items on, rows
+are generated a chunk at a time and streamed by binary COPY into the table with its secondary
+indexes dropped, which are built once after the load (bulk_load.py): one HNSW build takes ~20 s
+for 100k rows where filling the live index row by row takes minutes.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -19,16 +20,17 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.assembly.benchmark.bulk_load import COLUMNS, copy_rows
 from apps.assembly.benchmark.corpus import item_text, passages, unit_rows
 from apps.core import embeddings, tokenizer
 from apps.layers.models import Item, Layer
 from apps.layers.services import content_hash, layer_create
-from apps.layers.vectors import create_hnsw_index, drop_hnsw_index
 from apps.workspaces.models import Workspace
 from apps.workspaces.services import api_key_create, workspace_create
 
 REBUILD_INDEX_FROM = 5_000  # below this many items, inserting into the live index is cheaper than a rebuild
 SESSION_SIZE = 500  # items per session; ten sessions to a multi-session
+COPY_CHUNK = 20_000  # rows generated and held at a time by the COPY path
 
 
 @dataclass(frozen=True)
@@ -72,30 +74,59 @@ def _kind_fields(i: int, session: Layer, team: Layer, project: Layer, text: str)
     return {"layer": session, "kind": "message", "role": "user" if i % 2 else "assistant"}
 
 
+def _fields(i: int, items: int, texts: list[str], layers: tuple[Layer, Layer, list[Layer]], now: Any) -> dict[str, Any]:
+    """Item `i`'s fields but its vector: kind, layer, content, hash, tokens, importance, age."""
+    team, project, leaves = layers
+    encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
+    text = item_text(texts[i % len(texts)], i)
+    fields = _kind_fields(i, leaves[i * len(leaves) // items], team, project, text)  # sessions fill oldest first
+    return {
+        "content": text,
+        "content_hash": content_hash(title=fields.get("title", ""), content=text),
+        "token_count": tokenizer.count_tokens(text, encoding),
+        "embedding_model": "bench",
+        "importance": 0.3 + (i % 6) / 10,
+        "created_at": now - timedelta(days=180 * (items - i) / items),
+        **fields,
+    }
+
+
 def _rows(workspace: Workspace, items: int, vectors: np.ndarray, texts: list[str]) -> tuple[Layer, list[Item]]:
     """The layers, and the items to insert under them; returns the project too."""
-    sessions = max(1, items // SESSION_SIZE)
-    team, project, leaves = _layers(workspace, sessions)
-    encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
+    layers = _layers(workspace, max(1, items // SESSION_SIZE))
     now = timezone.now()
-    rows = []
-    for i in range(items):
-        text = item_text(texts[i % len(texts)], i)
-        fields = _kind_fields(i, leaves[i * sessions // items], team, project, text)  # sessions fill oldest first
-        rows.append(
-            Item(
-                workspace=workspace,
-                content=text,
-                content_hash=content_hash(title=fields.get("title", ""), content=text),
-                token_count=tokenizer.count_tokens(text, encoding),
-                embedding=vectors[i].astype(np.float64).round(5),  # short literals; 5 decimals is ample for cosine
-                embedding_model="bench",
-                importance=0.3 + (i % 6) / 10,
-                created_at=now - timedelta(days=180 * (items - i) / items),
-                **fields,
-            )
+    rows = [
+        Item(
+            workspace=workspace,
+            embedding=vectors[i].astype(np.float64).round(5),  # short literals; 5 decimals is ample for cosine
+            **_fields(i, items, texts, layers, now),
         )
-    return project, rows
+        for i in range(items)
+    ]
+    return layers[1], rows
+
+
+Layers = tuple[Layer, Layer, list[Layer]]  # the team, the project and the sessions
+
+
+def _copy_chunks(
+    workspace: Workspace, items: int, base: np.ndarray, texts: list[str], layers: Layers, seed: int
+) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of `items` items in COPY column order, COPY_CHUNK at a time (vectors generated per chunk)."""
+    rng, now = np.random.default_rng(seed), timezone.now()
+    defaults: dict[str, Any] = {"type": "", "title": "", "pinned": False, "metadata": {}, "role": ""}
+    defaults |= {"task_ids": [], "confidence": None, "priority": "", "group_id": "", "agent_types": []}
+    defaults |= {"source_refs": [], "helpfulness": 0.5}
+    for start in range(0, items, COPY_CHUNK):
+        count = min(COPY_CHUNK, items - start)
+        vectors = unit_rows(np.roll(base, -start, axis=0), count, 0.02, rng)  # row i jitters base[i % len(base)]
+        chunk = []
+        for offset in range(count):
+            fields = defaults | _fields(start + offset, items, texts, layers, now)
+            fields |= {"workspace_id": workspace.pk, "layer_id": fields.pop("layer").pk, "updated_at": now}
+            fields["embedding"] = vectors[offset]
+            chunk.append(tuple(fields[column] for column in COLUMNS))
+        yield chunk
 
 
 def bench_seed(*, items: int, seed: int = 7, rebuild_index_from: int = REBUILD_INDEX_FROM) -> Seeded:
@@ -116,44 +147,31 @@ def bench_seed(*, items: int, seed: int = 7, rebuild_index_from: int = REBUILD_I
     rebuild = items >= rebuild_index_from
     try:
         texts = passages(rng)
-        vectors = unit_rows(embeddings.embed_passages(texts), items, 0.02, np.random.default_rng(seed))
+        base = embeddings.embed_passages(texts)
         phase(f"{len(texts)} passage embeddings")
-        project, rows = _rows(workspace, items, vectors, texts)
-        phase("layers and rows")
-        _insert(rows, rebuild=rebuild, phase=phase)
+        if rebuild:  # binary COPY of generated chunks, the indexes built after the load
+            layers = _layers(workspace, max(1, items // SESSION_SIZE))
+            project = layers[1]
+            copy_rows(chunks=_copy_chunks(workspace, items, base, texts, layers, seed), items=items, phase=phase)
+        else:
+            vectors = unit_rows(base, items, 0.02, np.random.default_rng(seed))
+            project, rows = _rows(workspace, items, vectors, texts)
+            phase("layers and rows")
+            _insert(rows, phase=phase)
     except BaseException:
         workspace.delete()
         raise
     return Seeded(workspace, project.pk, key.secret, items, max(1, items // SESSION_SIZE), tuple(phases), rebuild)
 
 
-def _insert(rows: list[Item], *, rebuild: bool, phase: Callable[[str], None]) -> None:
-    """One transaction of batched inserts, around which the HNSW index is dropped and rebuilt if `rebuild`."""
-    if rebuild:
-        drop_hnsw_index(connection)
-    try:
-        with transaction.atomic():
-            Item.objects.bulk_create(rows, batch_size=2000)
-        phase("bulk insert")
-    finally:
-        if rebuild:
-            _create_index()
-    if rebuild:
-        phase("HNSW rebuild")
+def _insert(rows: list[Item], *, phase: Callable[[str], None]) -> None:
+    """One transaction of batched inserts into the live indexes."""
+    with transaction.atomic():
+        Item.objects.bulk_create(rows, batch_size=2000)
+    phase("bulk insert")
     with connection.cursor() as cur:  # what autovacuum does within a minute: plans see the new rows
         cur.execute(f"ANALYZE {Item._meta.db_table}")
     phase("analyze")
-
-
-def _create_index() -> None:
-    """Rebuild the HNSW index with memory for the whole graph (a build that spills is several times slower)."""
-    with connection.cursor() as cur:
-        cur.execute("SET maintenance_work_mem = '1GB'")
-    try:
-        create_hnsw_index(connection)
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("RESET maintenance_work_mem")
 
 
 def bench_delete(*, seeded: Seeded) -> None:
