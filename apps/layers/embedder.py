@@ -6,7 +6,8 @@ One batch is three short steps, and no transaction is open while the provider em
    `EmbeddingClaim` leases in one short transaction, which commits;
 2. embed the claimed passages (each cut to `EMBEDDING_MAX_INPUT_CHARS`: models read only their
    first few hundred tokens, and an endpoint refuses longer input);
-3. write each vector back only if the item's content hash is unchanged and drop the claims.
+3. write the vectors back in one UPDATE, each only where the item's content hash is unchanged, and
+   drop the claims.
 So PATCH and DELETE of items never wait on the embedder, a 10 MB bulk in one workspace delays
 another workspace's new item by one batch at most, and several workers never embed one row twice.
 An item edited while it was being embedded keeps its NULL embedding and is taken by the next batch.
@@ -31,6 +32,7 @@ from apps.core import embeddings, events
 from apps.core.versions import content_changed
 from apps.layers.embedding_rate import rate_note
 from apps.layers.models import EmbeddingClaim, Item
+from apps.layers.vectors import to_db_vector, vector_available
 from apps.metrics.registry import ITEMS_EMBEDDED
 
 log = logging.getLogger(__name__)
@@ -144,15 +146,43 @@ def _release(ids: list[int]) -> None:
     EmbeddingClaim.objects.filter(item_id__in=ids).delete()
 
 
+# One statement per batch: each vector goes where the item's content hash still matches and no
+# vector was stored meanwhile (an edit during embedding changes the hash; the next batch takes it).
+_WRITE_BACK_SQL = """
+UPDATE layers_item i SET embedding = v.embedding, embedding_model = %(model)s
+FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(vectors)s::vector[]) AS v(id, content_hash, embedding)
+WHERE i.id = v.id AND i.content_hash = v.content_hash AND i.embedding IS NULL
+"""
+
+
+def _store_batch(claimed: list[Claimed], vectors: Sequence[object], model: str) -> int:
+    """Store the batch's vectors (one UPDATE where pgvector exists); returns how many were stored."""
+    if not vector_available(connection):  # real[] column: the ORM adapts each list
+        return sum(_store_one(row, vector, model) for row, vector in zip(claimed, vectors, strict=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _WRITE_BACK_SQL,
+            {
+                "ids": [row.id for row in claimed],
+                "hashes": [row.content_hash for row in claimed],
+                "vectors": [to_db_vector(vector, connection) for vector in vectors],
+                "model": model,
+            },
+        )
+        return cursor.rowcount
+
+
+def _store_one(row: Claimed, vector: object, model: str) -> int:
+    return Item.objects.filter(pk=row.id, content_hash=row.content_hash, embedding__isnull=True).update(
+        embedding=vector, embedding_model=model
+    )
+
+
 def _write_back(claimed: list[Claimed], vectors: Sequence[object], model: str) -> int:
     """Store each vector where the content hash still matches; returns how many were stored."""
-    stored = 0
     try:
         with transaction.atomic():
-            for row, vector in zip(claimed, vectors, strict=True):
-                stored += Item.objects.filter(pk=row.id, content_hash=row.content_hash, embedding__isnull=True).update(
-                    embedding=vector, embedding_model=model
-                )
+            stored = _store_batch(claimed, vectors, model)
             _release([row.id for row in claimed])
     except OperationalError:  # a row stayed locked past lock_timeout: store the others one by one
         log.warning("embedding write-back waited on a locked row; storing item by item", exc_info=True)
@@ -160,9 +190,7 @@ def _write_back(claimed: list[Claimed], vectors: Sequence[object], model: str) -
         for row, vector in zip(claimed, vectors, strict=True):
             try:
                 with transaction.atomic():
-                    stored += Item.objects.filter(
-                        pk=row.id, content_hash=row.content_hash, embedding__isnull=True
-                    ).update(embedding=vector, embedding_model=model)
+                    stored += _store_one(row, vector, model)
             except OperationalError:
                 log.warning("item %s is locked; the next batch embeds it", row.id)
         _release([row.id for row in claimed])
