@@ -273,6 +273,8 @@ RATE_LIMIT_API_KEY = env_rate("RATE_LIMIT_API_KEY", "30000/60")  # API requests 
 RATE_LIMIT_API_ADDRESS = env_rate("RATE_LIMIT_API_ADDRESS", "60000/60")  # API requests per client address
 # Bad or revoked API keys per client address; past it, that address's API requests get 429 until the window ends.
 RATE_LIMIT_API_KEY_FAILURES = env_rate("RATE_LIMIT_API_KEY_FAILURES", "60/60")
+# How long a worker keeps an active API key in memory (apps/workspaces/key_cache.py); a revoke acts at once.
+API_KEY_CACHE_SECONDS = env_int("API_KEY_CACHE_SECONDS", 60, minimum=0)
 # Wrong passwords at /login/ and /admin/login/, per client address and per username.
 RATE_LIMIT_LOGIN_FAILURES = env_rate("RATE_LIMIT_LOGIN_FAILURES", "10/300")
 # Behind n reverse proxies, the client address is the n-th from the right in X-Forwarded-For.

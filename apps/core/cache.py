@@ -95,3 +95,22 @@ def counters_clear() -> None:
                 counters.clear()
         except Exception:  # noqa: BLE001
             log.warning("rate-limit counters %s could not be cleared", alias, exc_info=True)
+
+
+# --- Flags every process of the deployment sees at once (the FAILURES store: Redis, else files) -----
+
+
+def shared_flag_set(key: str, timeout: int) -> None:
+    try:
+        caches[FAILURES].set(key, 1, timeout)
+    except Exception:  # noqa: BLE001
+        log.warning("shared flag %s could not be set", key, exc_info=True)
+
+
+def shared_flag_present(key: str) -> bool:
+    """Whether the flag is set; True when the store fails (a caller trusts its own memory only on a clear no)."""
+    try:
+        return caches[FAILURES].get(key) is not None
+    except Exception:  # noqa: BLE001
+        log.warning("shared flag %s could not be read", key, exc_info=True)
+        return True

@@ -8,4 +8,19 @@ class WorkspacesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+
         from apps.workspaces import schema  # noqa: F401 - registers the OpenAPI auth extension
+        from apps.workspaces.models import ApiKey
+
+        post_save.connect(_key_changed, sender=ApiKey, dispatch_uid="api-key-cache-save")
+        post_delete.connect(_key_changed, sender=ApiKey, dispatch_uid="api-key-cache-delete")
+
+
+def _key_changed(sender: type, instance: object, **kwargs: object) -> None:
+    """A saved (revoked, edited) or deleted key is dropped from every process's key cache."""
+    from apps.workspaces.key_cache import key_changed
+
+    key_hash = getattr(instance, "key_hash", "")
+    if key_hash and not kwargs.get("created"):
+        key_changed(key_hash)

@@ -7,15 +7,20 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
+from apps.workspaces import key_cache
 from apps.workspaces.keys import hash_secret
 from apps.workspaces.models import ApiKey, Membership, Workspace
 
 
 def api_key_get_active(*, secret: str) -> ApiKey | None:
-    """The active key with this secret, with its workspace, or None."""
-    return (
-        ApiKey.objects.select_related("workspace").filter(key_hash=hash_secret(secret), revoked_at__isnull=True).first()
-    )
+    """The active key with this secret, with its workspace, or None (from this process's key cache when there)."""
+    key_hash = hash_secret(secret)
+    if (cached := key_cache.cached_key(key_hash)) is not None:
+        return cached
+    key = ApiKey.objects.select_related("workspace").filter(key_hash=key_hash, revoked_at__isnull=True).first()
+    if key is not None:
+        key_cache.remember(key)
+    return key
 
 
 def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> list[Workspace]:
