@@ -110,8 +110,9 @@ def test_it_lets_an_operator_add_and_delete_items_and_sub_layers(people: People,
     client = signed_in("otto")
     added = client.post(f"/layers/{project.pk}/items/", {"kind": "memory", "type": "decision", "content": "Ship it."})
     assert added.status_code == 302
-    bad = client.post(f"/layers/{project.pk}/items/", {"kind": "memory", "type": "nonsense", "content": "x"})
-    assert bad.status_code == 422 and "A memory takes one of" in bad.content.decode()
+    bad = client.post(f"/layers/{project.pk}/items/", {"kind": "memory", "type": "nonsense", "content": " "})
+    assert bad.status_code == 422 and set(bad.context["item_form"].errors) == {"type", "content"}  # both at once
+    assert "type of a memory must be one of" in bad.content.decode()  # the service's words, as the API gives them
     item = Item.objects.get(layer=project, content="Ship it.")
     assert client.post(f"/layers/{project.pk}/items/{item.pk}/delete/").status_code == 302
     assert not Item.objects.filter(pk=item.pk).exists()
@@ -353,3 +354,17 @@ def test_it_marks_items_pending_embedding_until_they_are_embedded(people: People
     assert after.context["figures"]["pending"] == 0
     (item,) = after.context["items"]
     assert not item.pending and "pending embedding</span>" not in after.content.decode()
+
+
+def test_it_relates_items_without_htmx_too(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    spec = Item.objects.get(layer=project, kind="spec")
+    fact = Item.objects.filter(layer=project, kind="memory").first()
+    assert fact is not None
+    client = signed_in("otto")
+    url = f"/layers/{project.pk}/items/{spec.pk}/relationships/"
+    added = client.post(url, {"kind": "relates_to", "direction": "outgoing", "other": fact.pk})
+    assert added.status_code == 302 and added.headers["Location"] == f"/layers/{project.pk}/items/{spec.pk}/edit/"
+    refused = client.post(url, {"kind": "relates_to", "direction": "outgoing", "other": "x"})
+    assert refused.status_code == 422 and f'<tr id="item-{spec.pk}" class="editing">' in refused.content.decode()
+    assert Relationship.objects.filter(source=spec, target=fact).count() == 1

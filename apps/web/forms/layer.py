@@ -6,7 +6,8 @@ from typing import Any
 
 from django import forms
 
-from apps.layers.models import ITEM_TYPES, ItemKind, Layer, LayerKind, Personalization
+from apps.layers.models import ItemKind, Layer, LayerKind, Personalization
+from apps.layers.services import ItemInput, item_errors
 from apps.summaries.config import SummaryConfig, config_errors
 
 UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
@@ -71,14 +72,28 @@ class ItemForm(forms.Form):
     kind = forms.ChoiceField(choices=ItemKind.choices)
     type = forms.CharField(required=False, max_length=32, help_text="e.g. fact, decision, requirement")
     title = forms.CharField(required=False, max_length=500)
-    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    content = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3}))
     pinned = forms.BooleanField(required=False, label="Pinned (always sent)")
+
+    def item_input(self) -> ItemInput:
+        data = self.cleaned_data
+        return ItemInput(
+            kind=data["kind"],
+            type=data.get("type", ""),
+            title=data.get("title", ""),
+            content=data.get("content", ""),
+            pinned=data.get("pinned", False),
+            role="user" if data["kind"] == ItemKind.MESSAGE else "",  # a message added here is the operator's
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        allowed = ITEM_TYPES.get(data.get("kind", ""))
-        if allowed is not None and data.get("type", "") not in allowed:
-            self.add_error("type", f"A {data['kind']} takes one of: {', '.join(t or '(none)' for t in allowed)}.")
+        if "kind" not in data:
+            return data
+        # The item service's own validator, every reason at once (the API gives the first).
+        for name, error in item_errors(self.item_input()).items():
+            if name not in self.errors:
+                self.add_error(name if name in self.fields else None, error.message)
         return data
 
 

@@ -15,7 +15,7 @@ from apps.core.errors import DomainError
 from apps.core.htmx import is_htmx, render_page_or_partial
 from apps.layers.models import Item, ItemKind, Layer, Relationship
 from apps.layers.relationships import relationship_create, relationship_delete
-from apps.layers.services import ItemInput, item_delete, item_update, items_create, layer_create, layer_delete
+from apps.layers.services import item_delete, item_update, items_create, layer_create, layer_delete
 from apps.summaries.config import config_of, config_update
 from apps.summaries.services import layer_summarize
 from apps.web.access import workspace_view
@@ -124,21 +124,8 @@ def item_add(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> Ht
     layer = _layer(access, layer_id)
     form = ItemForm(request.POST)
     if form.is_valid():
-        data = form.cleaned_data
         try:
-            items_create(
-                layer=layer,
-                items=[
-                    ItemInput(
-                        kind=data["kind"],
-                        type=data["type"],
-                        title=data["title"],
-                        content=data["content"],
-                        pinned=data["pinned"],
-                        role="user" if data["kind"] == "message" else "",
-                    )
-                ],
-            )
+            items_create(layer=layer, items=[form.item_input()])
         except DomainError as exc:
             form.add_error(None, f"{exc.message} ({exc.code})")
         else:
