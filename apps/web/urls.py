@@ -29,6 +29,7 @@ urlpatterns = [
     path("layers/<int:layer_id>/delete/", layers.remove, name="layer-delete"),
     path("profiles/", profiles.profiles, name="profiles"),
     path("profiles/+new/", profiles.profile_new, name="profile-new"),
+    path("profiles/+new/try/", profiles.profile_new_try, name="profile-new-try"),
     path("profiles/<str:name>/", profiles.profile, name="profile"),
     path("profiles/<str:name>/try/", profiles.profile_try, name="profile-try"),
     path("profiles/<str:name>/compare/", profiles.profile_compare, name="profile-compare"),

@@ -10,7 +10,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.assembly.models import AssemblyRecord
@@ -254,3 +256,37 @@ def test_every_help_text_is_the_one_its_field_names_in_aria_describedby(people: 
     assert "id_try-token_budget_helptext" in described
     for ref in described:
         assert f'id="{ref}"' in html, ref
+
+
+def test_a_new_profile_can_be_tried_against_the_defaults_before_it_exists(
+    people: People, tenant: Tenant, layer: Layer
+) -> None:
+    client = signed_in("otto")
+    assert b'hx-post="/profiles/+new/try/"' in client.get("/profiles/+new/").content
+    response = client.post("/profiles/+new/try/", trial(layer, name="planner"))
+    assert response.status_code == 200
+    result = response.context["trial"]
+    assert result.a.label == "defaults" and result.a.result.token_budget > BUDGET
+    assert result.b.rows[0].excerpt == LUNCH and result.b.result.token_budget == BUDGET
+    assert len(result.removed) == 2 and not result.added  # the defaults' budget takes all four
+    assert "against the defaults" in response.content.decode()
+    assert not AgentProfile.objects.exists() and not AssemblyRecord.objects.exists()
+    assert client.post("/profiles/+new/try/", trial(layer, name="bad name")).status_code == 422
+    assert signed_in("vera").post("/profiles/+new/try/", trial(layer)).status_code == 403
+
+
+def test_compare_reads_the_chunk_texts_in_a_fixed_number_of_queries(
+    people: People,
+    tenant: Tenant,
+    layer: Layer,
+    coder: AgentProfile,
+    planner: AgentProfile,
+    django_assert_max_num_queries: MaxQueries,
+) -> None:
+    client = signed_in("vera")
+    client.get(compare_url(layer))  # warm the per-process layer snapshot
+    with CaptureQueriesContext(connection) as tight:
+        client.get(compare_url(layer))
+    with django_assert_max_num_queries(len(tight)):
+        response = client.get(compare_url(layer, token_budget=2000))  # every chunk fits on both sides
+    assert len(response.context["comparison"].a.rows) == 4

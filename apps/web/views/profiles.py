@@ -20,7 +20,7 @@ from apps.core.errors import DomainError
 from apps.core.htmx import render_page_or_partial
 from apps.profiles.models import AgentProfile
 from apps.profiles.selectors import profile_settings
-from apps.profiles.services import profile_create, profile_delete, profile_update
+from apps.profiles.services import ProfileInput, profile_create, profile_delete, profile_update
 from apps.web.access import workspace_view
 from apps.web.forms.profile import ProfileForm
 from apps.web.forms.profile_trial import TRY_PREFIX, CompareForm, TrialRequestForm
@@ -57,20 +57,13 @@ def _initial_request(layers: list[LayerRow]) -> dict[str, Any]:
     return {"layer": layers[0].id} if layers else {}
 
 
-def _page(request: HttpRequest, form: ProfileForm, profile: AgentProfile | None, status: int = 200) -> HttpResponse:
-    return render(request, DETAIL, _context(form=form, profile=profile), status=status)
-
-
-def _context(*, form: ProfileForm, profile: AgentProfile | None, **more: Any) -> dict[str, Any]:
-    title = profile.name if profile else "New profile"
-    crumbs = [("Profiles", reverse("web:profiles")), (title, None)]
-    return {"form": form, "profile": profile, "crumbs": crumbs, **more}
+NEW_INITIAL = {"preferred_format": "markdown", "safety_margin": 0.15}
 
 
 def _detail(
     request: HttpRequest,
     access: WorkspaceAccess,
-    profile: AgentProfile,
+    profile: AgentProfile | None,
     *,
     form: ProfileForm | None = None,
     try_form: TrialRequestForm | None = None,
@@ -78,24 +71,30 @@ def _detail(
     layers: list[LayerRow] | None = None,
     **more: Any,
 ) -> dict[str, Any]:
-    """Everything the profile page shows; forms not given start from the saved profile."""
+    """Everything the profile page (or the creation page: `profile` None) shows; forms not given
+    start from the saved profile."""
     assert access.current is not None
     if layers is None:
         layers = layer_rows(workspace=access.current)
     if try_form is None:
         try_form = TrialRequestForm(prefix=TRY_PREFIX, layers=layers, initial=_initial_request(layers))
-    if compare_form is None:
+    if compare_form is None and profile is not None:
         others = _others(access, profile)
         first = {"other": others[0]} if others else {}
         initial = {**_initial_request(layers), **first}
         compare_form = CompareForm(layers=layers, others=others, auto_id=COMPARE_IDS, initial=initial)
-    return _context(
-        form=form or ProfileForm(initial=ProfileForm.initial_of(profile)),
-        profile=profile,
-        try_form=try_form,
-        compare_form=compare_form,
+    if form is None:
+        form = ProfileForm(initial=ProfileForm.initial_of(profile) if profile else NEW_INITIAL)
+    title = profile.name if profile else "New profile"
+    return {
+        "form": form,
+        "profile": profile,
+        "crumbs": [("Profiles", reverse("web:profiles")), (title, None)],
+        "try_form": try_form,
+        "try_url": reverse("web:profile-try", args=[profile.name]) if profile else reverse("web:profile-new-try"),
+        "compare_form": compare_form,
         **more,
-    )
+    }
 
 
 @require_http_methods(["GET", "POST"])
@@ -122,6 +121,32 @@ def profile(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpRes
     return render(request, DETAIL, _detail(request, access, current, form=form, attempt="save"), status=422)
 
 
+def _try(request: HttpRequest, access: WorkspaceAccess, current: AgentProfile | None) -> HttpResponse:
+    """The query run with the form's values (B) and with the saved profile's, or the defaults (A)."""
+    workspace = access.current
+    assert workspace is not None
+    layers = layer_rows(workspace=workspace)
+    form = ProfileForm(request.POST)
+    try_form = TrialRequestForm(request.POST, prefix=TRY_PREFIX, layers=layers)
+    trial: Comparison | None = None
+    status = 422
+    if form.is_valid() and try_form.is_valid():
+        name = current.name if current else form.cleaned_data["name"]
+        saved = profile_settings(profile=current) if current else ProfileInput()
+        try:
+            trial = profiles_compare(
+                workspace=workspace,
+                params=try_form.params(profile=name),
+                a=Contender("saved" if current else "defaults", name, draft=saved),
+                b=Contender("these settings", name, draft=form.profile_input()),
+            )
+            status = 200
+        except DomainError as exc:
+            try_form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
+    context = _detail(request, access, current, form=form, try_form=try_form, layers=layers, trial=trial, attempt="try")
+    return render_page_or_partial(request, DETAIL, "editor", context, status=status)
+
+
 @require_POST
 @workspace_view()
 def profile_try(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpResponse:
@@ -130,27 +155,14 @@ def profile_try(request: HttpRequest, access: WorkspaceAccess, name: str) -> Htt
     Saves nothing and records nothing, so a viewer may try too. HTMX gets the form back (#profile-form:
     the settings with their errors and the result); a plain POST the whole page.
     """
-    workspace = access.current
-    assert workspace is not None
-    current = _profile(access, name)
-    layers = layer_rows(workspace=workspace)
-    form = ProfileForm(request.POST)
-    try_form = TrialRequestForm(request.POST, prefix=TRY_PREFIX, layers=layers)
-    trial: Comparison | None = None
-    status = 422
-    if form.is_valid() and try_form.is_valid():
-        try:
-            trial = profiles_compare(
-                workspace=workspace,
-                params=try_form.params(profile=current.name),
-                a=Contender("saved", current.name, draft=profile_settings(profile=current)),
-                b=Contender("these settings", current.name, draft=form.profile_input()),
-            )
-            status = 200
-        except DomainError as exc:
-            try_form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
-    context = _detail(request, access, current, form=form, try_form=try_form, layers=layers, trial=trial, attempt="try")
-    return render_page_or_partial(request, DETAIL, "editor", context, status=status)
+    return _try(request, access, _profile(access, name))
+
+
+@require_POST
+@workspace_view(Role.OPERATOR)
+def profile_new_try(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
+    """The creation page's "try it": the new profile's values beside the defaults (no profile)."""
+    return _try(request, access, None)
 
 
 @require_GET
@@ -191,7 +203,7 @@ def profile_compare(request: HttpRequest, access: WorkspaceAccess, name: str) ->
 def profile_new(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     assert access.current is not None
     if request.method != "POST":
-        return _page(request, ProfileForm(initial={"preferred_format": "markdown", "safety_margin": 0.15}), None)
+        return render(request, DETAIL, _detail(request, access, None))
     form = ProfileForm(request.POST)
     if form.is_valid():
         try:
@@ -201,7 +213,7 @@ def profile_new(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
         else:
             messages.success(request, f"Profile {saved.name} created.")
             return HttpResponseRedirect(reverse("web:profile", args=[saved.name]))
-    return _page(request, form, None, status=422)
+    return render(request, DETAIL, _detail(request, access, None, form=form, attempt="save"), status=422)
 
 
 @require_POST
