@@ -382,6 +382,8 @@ MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
 # Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
 ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)
+# The history tool's search (query embedding + the shared hybrid search) stops here too; 0: no limit.
+HISTORY_TIMEOUT_MS = env_int("HISTORY_TIMEOUT_MS", 1000, minimum=0)
 
 # --- Attempts and error patterns (issue 5; seed 001) ---------------------------------------------
 # A captured pattern starts at this confidence; each new occurrence moves it by GAIN toward 1; each

@@ -15,16 +15,14 @@ import numpy as np
 from django.db.models import Q
 
 from apps.assembly.adjacency import NEIGHBOUR_SEED_RANK, adjacent_turns
-from apps.assembly.deadline import KEYWORD_FLOOR_MS, Deadline
+from apps.assembly.deadline import Deadline
 from apps.assembly.engine import Candidate, Rung
 from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, search_origin
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
 from apps.layers.filters import ItemFilters
-from apps.layers.keyword_search import KeywordHit, keyword_items
+from apps.layers.hybrid_search import hybrid_search
 from apps.layers.models import Item, Relationship
-from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
-from apps.layers.vectors import VectorHit, nearest_items, vector_available
 from apps.summaries.selectors import member_id, summaries_for_layers
 
 log = logging.getLogger(__name__)
@@ -54,39 +52,20 @@ def retrieve(
     deadline: Deadline | None = None,
     timings: StageTimes | None = None,
 ) -> Retrieved:
-    """Search hits (vector + keyword, fused later by rank), pinned items and the conversation window.
+    """Search hits (the shared hybrid search, apps/layers/hybrid_search.py; fused later by rank with
+    the request's weights), pinned items and the conversation window.
 
     With a deadline, each search runs with a statement timeout of the time left and is skipped
     (and named in `deadline.skipped`) when none is left; keyword search always gets a floor.
     """
     deadline = deadline or Deadline(limit_ms=None)
-    timings = timings or StageTimes()
     warnings: list[str] = []
-    vector_used = query_vector is not None and vector_available()
-    vector_hits: list[VectorHit] = []
-    if vector_used and deadline.expired():
-        deadline.skip("vector search")
-        vector_used = False
-    elif vector_used and query_vector is not None:  # vector_used implies it; the check narrows the type
-        try:
-            with timings.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
-                vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit)
-        except SearchTimedOut:
-            deadline.skip("vector search")
-            vector_used = False
-    keyword_hits: list[KeywordHit] = []
-    if query:
-        left = deadline.remaining_ms()
-        try:
-            with (
-                timings.stage("keyword_search"),
-                statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)),
-            ):
-                keyword_hits = keyword_items(filters=filters, query=query, limit=limit)
-        except SearchTimedOut:
-            deadline.skip("keyword search")
-    vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(vector_hits, start=1)}
-    keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(keyword_hits, start=1)}
+    found = hybrid_search(
+        filters=filters, query=query, query_vector=query_vector, limit=limit, deadline=deadline, timings=timings
+    )
+    vector_used = found.vector_used
+    vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(found.vector, start=1)}
+    keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(found.keyword, start=1)}
 
     rows = Item.objects.filter(filters.q() & (Q(pk__any=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
     candidates: dict[int, Candidate] = {}

@@ -1,6 +1,6 @@
 """The history tool (seed 002 §6): an LLM asks for past messages by meaning, by task or by id.
 
-"all messages about authentication" → `query` (vector + keyword search over messages, fused);
+"all messages about authentication" → `query` (the shared hybrid search over messages, fused by score, with a deadline);
 "what did we discuss about task X" → `task` (the task's messages in order, led by its community
 summary); "nodes [a, b, c]" → `ids`. Filters combine (AND). The answer is rendered by the
 engine's own formatter (json/markdown/text), so it reads like assembled context.
@@ -14,19 +14,20 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from apps.assembly.engine.candidates import community_candidate, item_candidate
+from apps.assembly.engine.candidates import community_candidate, item_candidate, search_origin
 from apps.assembly.engine.format import FORMATS, render, render_piece
-from apps.assembly.engine.rank import RRF_K
 from apps.conversations import access
 from apps.conversations.models import Community, CommunityKind
 from apps.conversations.selectors import MESSAGE_FIELDS
 from apps.core import embeddings, tokenizer
+from apps.core.deadline import Deadline
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
 from apps.layers.filters import ItemFilters
-from apps.layers.keyword_search import keyword_items
+from apps.layers.hybrid_search import FusedHit, hybrid_search
 from apps.layers.models import Item, ItemKind, Layer
 from apps.layers.selectors import layer_scope, layer_tree
-from apps.layers.vectors import nearest_items, vector_available
+from apps.layers.vectors import vector_available
 from apps.workspaces.models import Workspace
 
 MAX_IDS = 200
@@ -47,27 +48,27 @@ class HistoryQuery:
     warnings: list[str] = field(default_factory=list)
 
 
-def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, float]:
-    """Message id → relevance in (0, 1] for the query: RRF of vector and keyword ranks, scaled."""
+def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, FusedHit]:
+    """Message id → its hit for the query: the shared hybrid search (apps/layers/hybrid_search.py),
+    fused by score like assembly's, within HISTORY_TIMEOUT_MS; vector-only hits this far below the
+    best similarity are dropped (SIMILARITY_MARGIN)."""
     warnings = q.warnings
-    vector_hits = []
+    deadline = Deadline(limit_ms=settings.HISTORY_TIMEOUT_MS or None)  # the query embedding counts too
+    vector = None
     if vector_available():
         try:
-            vector, _ = embeddings.embed_query(q.query)
-            vector_hits = nearest_items(filters=filters, query_vector=np.asarray(vector), limit=q.limit)
+            vector = np.asarray(embeddings.embed_query(q.query)[0])
         except embeddings.EmbeddingError as exc:
             warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
-    if vector_hits:
-        best = vector_hits[0].similarity
-        vector_hits = [h for h in vector_hits if h.similarity >= best - SIMILARITY_MARGIN]
-    keyword_hits = keyword_items(filters=filters, query=q.query, limit=q.limit)
-    fused: dict[int, float] = {}
-    for hits in ([h.item_id for h in vector_hits], [h.item_id for h in keyword_hits]):
-        for rank, item_id in enumerate(hits, start=1):
-            fused[item_id] = fused.get(item_id, 0.0) + 1.0 / (RRF_K + rank)
-    top = 2.0 / (RRF_K + 1)
-    best_ids = sorted(fused, key=lambda i: -fused[i])[: q.limit]
-    return {i: fused[i] / top for i in best_ids}
+    found = hybrid_search(filters=filters, query=q.query, query_vector=vector, limit=q.limit, deadline=deadline)
+    if deadline.partial:
+        warnings.append(
+            f"the search passed its {settings.HISTORY_TIMEOUT_MS} ms deadline: {', '.join(deadline.skipped)} "
+            "skipped, so these messages may be incomplete"
+        )
+    floor = found.vector[0].similarity - SIMILARITY_MARGIN if found.vector else 0.0
+    hits = [h for h in found.fused() if h.keyword_rank is not None or (h.similarity or 0.0) >= floor]
+    return {h.item_id: h for h in hits[: q.limit]}
 
 
 def _scope(workspace: Workspace, layer: Layer | None) -> tuple[int, ...]:
@@ -87,7 +88,7 @@ def history_query(*, workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     layer_ids = _scope(workspace, q.layer)
     filters = ItemFilters(workspace_id=workspace.pk, layer_ids=layer_ids, kinds=(ItemKind.MESSAGE,))
     items = Item.objects.filter(filters.q())
-    relevance: dict[int, float] = {}
+    hits: dict[int, FusedHit] = {}
     if q.ids:
         found = set(
             Item.objects.filter(workspace=workspace, kind=ItemKind.MESSAGE, pk__in=q.ids).values_list("pk", flat=True)
@@ -99,11 +100,11 @@ def history_query(*, workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     if q.task:
         items = items.filter(task_ids__contains=[q.task])
     if q.query.strip():
-        relevance = _search(q, filters)
-        items = items.filter(pk__in=list(relevance))
+        hits = _search(q, filters)
+        items = items.filter(pk__in=list(hits))
     rows = list(items.order_by("created_at", "id").values(*MESSAGE_FIELDS, "metadata")[: q.limit])
     communities = _task_communities(workspace, layer_ids, q.task) if q.task else []
-    return _respond(workspace, q, rows, relevance, communities)
+    return _respond(workspace, q, rows, hits, communities)
 
 
 def _task_communities(workspace: Workspace, layer_ids: tuple[int, ...], task: str) -> list[Community]:
@@ -118,7 +119,7 @@ def _respond(
     workspace: Workspace,
     q: HistoryQuery,
     rows: list[dict[str, Any]],
-    relevance: dict[int, float],
+    hits: dict[int, FusedHit],
     communities: list[Community],
 ) -> dict[str, Any]:
     names = dict(
@@ -136,11 +137,15 @@ def _respond(
     ]
     messages = []
     for r in rows:
-        score = relevance.get(r["id"], 1.0)
+        hit = hits.get(r["id"])
+        # Relevance in [0, 1]: the fused score over the most both searches can give.
+        score = 1.0 if hit is None else hit.score / (VECTOR_WEIGHT + KEYWORD_WEIGHT)
         candidate = item_candidate(
             {**r, "kind": ItemKind.MESSAGE},
             layer_name=names.get(r["layer_id"], ""),
-            origin="conversation",
+            origin="conversation"
+            if hit is None
+            else search_origin(vector_rank=hit.vector_rank, keyword_rank=hit.keyword_rank),
         )
         pieces.append(render_piece(candidate, r["content"], fmt=q.format, score=score, truncated=False))
         messages.append(
@@ -154,7 +159,7 @@ def _respond(
                 "parent": r["parent_id"],
                 "task_ids": r["task_ids"],
                 "importance": r["importance"],
-                "relevance": round(score, 4) if relevance else None,
+                "relevance": round(score, 4) if hits else None,
             }
         )
     context = render(pieces, fmt=q.format)

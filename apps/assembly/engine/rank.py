@@ -22,6 +22,7 @@ from datetime import datetime
 from apps.assembly.engine.fusion import fusion_scores
 from apps.assembly.engine.policy import Resolution
 from apps.assembly.engine.types import Candidate, Scored
+from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
 
 RRF_K = 60
 PRIORITY_VALUE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
@@ -32,8 +33,8 @@ class RankWeights:
     """How much each part counts; relevance dominates by default."""
 
     # Fusion of the two searches (engine/fusion.py), chosen on the LoCoMo development set.
-    vector: float = 0.9
-    keyword: float = 1.1
+    vector: float = VECTOR_WEIGHT
+    keyword: float = KEYWORD_WEIGHT
     relevance: float = 0.8
     recency: float = 0.05  # a tie-breaker: old turns often hold the answer
     importance: float = 0.1
