@@ -94,7 +94,7 @@ def test_it_walks_the_operator_through_trying_and_comparing_profiles(
     page.get_by_label("Query to compare").fill(QUERY)
     page.get_by_role("button", name="Compare").click()
     outcome = page.locator("#compare-result")
-    expect(outcome).to_contain_text("Planner against coder")
+    expect(outcome).to_contain_text("B (planner) against A (coder)")
     expect(outcome.locator("tr.added")).to_contain_text(LUNCH)
     expect(outcome.locator("tr.removed")).to_have_count(1)
     expect(outcome.locator(".side")).to_have_count(2)
@@ -105,7 +105,7 @@ def test_it_walks_the_operator_through_trying_and_comparing_profiles(
     # The comparison's address is a shareable link: a reload shows it again.
     page.set_viewport_size({"width": 1440, "height": 900})
     page.reload()
-    expect(page.locator("#compare-result")).to_contain_text("Planner against coder")
+    expect(page.locator("#compare-result")).to_contain_text("B (planner) against A (coder)")
     expect(page.get_by_label("Importance", exact=True)).to_have_value("")  # the tried weight was never saved
 
 

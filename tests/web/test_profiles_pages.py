@@ -183,7 +183,7 @@ def test_compare_shows_both_answers_and_what_the_other_profile_adds_and_removes(
     assert [row.excerpt for row in comparison.added] == [LUNCH] and len(comparison.removed) == 1
     assert comparison.diff.token_difference == comparison.b.result.total_tokens - comparison.a.result.total_tokens
     html = response.content.decode()
-    assert "<html" in html and "Planner</strong> against coder" in html
+    assert "<html" in html and "<strong>B</strong> (planner) against <strong>A</strong> (coder)" in html
     assert f'id="compare-query">\n{QUERY}</textarea>' in html  # the form keeps the request
     records = AssemblyRecord.objects.filter(workspace=tenant.workspace)
     assert sorted(records.values_list("request__profile", flat=True)) == ["coder", "planner"]
@@ -269,7 +269,7 @@ def test_a_new_profile_can_be_tried_against_the_defaults_before_it_exists(
     assert result.a.label == "defaults" and result.a.result.token_budget > BUDGET
     assert result.b.rows[0].excerpt == LUNCH and result.b.result.token_budget == BUDGET
     assert len(result.removed) == 2 and not result.added  # the defaults' budget takes all four
-    assert "against the defaults" in response.content.decode()
+    assert "against <strong>A</strong> (the defaults)" in response.content.decode()
     assert not AgentProfile.objects.exists() and not AssemblyRecord.objects.exists()
     assert client.post("/profiles/+new/try/", trial(layer, name="bad name")).status_code == 422
     assert signed_in("vera").post("/profiles/+new/try/", trial(layer)).status_code == 403
