@@ -26,6 +26,7 @@ urlpatterns = [
         name="layer-item-unrelate",
     ),
     path("layers/<int:layer_id>/children/", layers.child_add, name="layer-child-add"),
+    path("layers/<int:layer_id>/edit/", layers.edit, name="layer-edit"),
     path("layers/<int:layer_id>/delete/", layers.remove, name="layer-delete"),
     path("profiles/", profiles.profiles, name="profiles"),
     path("profiles/+new/", profiles.profile_new, name="profile-new"),

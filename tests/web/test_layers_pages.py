@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
 
@@ -368,3 +369,28 @@ def test_it_relates_items_without_htmx_too(people: People, tenant: Tenant) -> No
     refused = client.post(url, {"kind": "relates_to", "direction": "outgoing", "other": "x"})
     assert refused.status_code == 422 and f'<tr id="item-{spec.pk}" class="editing">' in refused.content.decode()
     assert Relationship.objects.filter(source=spec, target=fact).count() == 1
+
+
+def test_it_lets_an_operator_rename_a_layer_and_refuses_a_taken_external_id(people: People, tenant: Tenant) -> None:
+    project = layer_create(workspace=tenant.workspace, kind="project", name="Billing", parent=tenant.root)
+    layer_create(workspace=tenant.workspace, kind="project", name="Ops", parent=tenant.root, external_id="ops")
+    client = signed_in("otto")
+    saved = client.post(f"/layers/{project.pk}/edit/", {"name": "Invoicing", "external_id": "inv"})
+    assert saved.status_code == 302
+    project.refresh_from_db()
+    assert (project.name, project.external_id) == ("Invoicing", "inv")
+    taken = client.post(f"/layers/{project.pk}/edit/", {"name": "Renamed", "external_id": "ops"})
+    assert taken.status_code == 422 and taken.context["layer_form"].errors["external_id"]
+    assert "with external_id &#x27;ops&#x27; exists" in taken.content.decode()
+    project.refresh_from_db()
+    assert (project.name, project.external_id) == ("Invoicing", "inv")
+    assert signed_in("vera").post(f"/layers/{project.pk}/edit/", {"name": "Viewer's"}).status_code == 403
+
+
+def test_it_gives_every_field_on_the_layer_page_its_own_id(people: People, tenant: Tenant) -> None:
+    project = project_of(tenant)
+    item = Item.objects.filter(layer=project).first()
+    assert item is not None
+    html = signed_in("otto").get(f"/layers/{project.pk}/items/{item.pk}/edit/").content.decode()
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted({x for x in ids if ids.count(x) > 1})

@@ -69,6 +69,10 @@ class LayerConfigForm(forms.Form):
 
 
 class ItemForm(forms.Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "new-item-%s")  # ids unique on the layer page, which has several forms
+        super().__init__(*args, **kwargs)
+
     kind = forms.ChoiceField(choices=ItemKind.choices)
     type = forms.CharField(required=False, max_length=32, help_text="e.g. fact, decision, requirement")
     title = forms.CharField(required=False, max_length=500)
@@ -98,6 +102,23 @@ class ItemForm(forms.Form):
 
 
 class ChildLayerForm(forms.Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "child-%s")  # ids unique on the layer page, which has several forms
+        super().__init__(*args, **kwargs)
+
     kind = forms.ChoiceField(choices=[c for c in LayerKind.choices if c[0] != LayerKind.COMPANY])
     name = forms.CharField(max_length=200)
     external_id = forms.CharField(required=False, max_length=200, label="External id")
+
+
+class LayerEditForm(forms.Form):
+    """Rename a layer or change its external id (what `layer_update` takes; the kind never changes)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "layer-%s")  # ids unique on the layer page, which has several forms
+        super().__init__(*args, **kwargs)
+
+    name = forms.CharField(max_length=200)
+    external_id = forms.CharField(
+        required=False, max_length=200, label="External id", help_text="how agents name it (unique per kind)"
+    )

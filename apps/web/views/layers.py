@@ -15,12 +15,12 @@ from apps.core.errors import DomainError
 from apps.core.htmx import is_htmx, render_page_or_partial
 from apps.layers.models import Item, ItemKind, Layer, Relationship
 from apps.layers.relationships import relationship_create, relationship_delete
-from apps.layers.services import item_delete, item_update, items_create, layer_create, layer_delete
+from apps.layers.services import item_delete, item_update, items_create, layer_create, layer_delete, layer_update
 from apps.summaries.config import config_of, config_update
 from apps.summaries.services import layer_summarize
 from apps.web.access import workspace_view
 from apps.web.forms.item import ItemEditForm, RelationshipForm
-from apps.web.forms.layer import ChildLayerForm, ItemForm, LayerConfigForm
+from apps.web.forms.layer import ChildLayerForm, ItemForm, LayerConfigForm, LayerEditForm
 from apps.web.layer_tree import layer_rows
 from apps.web.selectors.layers import (
     ItemFilter,
@@ -80,6 +80,8 @@ def _context(request: HttpRequest, access: WorkspaceAccess, layer: Layer, **form
         or LayerConfigForm(initial=LayerConfigForm.initial_of(config), layer=layer),
         "item_form": forms.get("item_form") or ItemForm(),
         "child_form": forms.get("child_form") or ChildLayerForm(),
+        "layer_form": forms.get("layer_form")
+        or LayerEditForm(initial={"name": layer.name, "external_id": layer.external_id or ""}),
     }
 
 
@@ -303,3 +305,22 @@ def relation_remove(
         raise Http404("No such relationship of this item.")
     relationship_delete(relationship=found)
     return _relations(request, access, layer, item.pk)
+
+
+@require_POST
+@workspace_view(Role.OPERATOR)
+def edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpResponse:
+    """Rename the layer or change its external id (a taken one: the service's 409 message, beside the field)."""
+    layer = _layer(access, layer_id)
+    form = LayerEditForm(request.POST)
+    if form.is_valid():
+        changes = {"name": form.cleaned_data["name"], "external_id": form.cleaned_data["external_id"] or None}
+        try:
+            layer_update(layer=layer, changes=changes)
+        except DomainError as exc:
+            form.add_error("external_id" if exc.code == "duplicate_external_id" else None, exc.message)
+        else:
+            messages.success(request, f"Layer {layer.name} saved.")
+            return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]))
+        layer.refresh_from_db()  # the page shows what is stored, the form what was typed
+    return render(request, PAGE, _context(request, access, layer, layer_form=form), status=422)
