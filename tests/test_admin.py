@@ -9,7 +9,7 @@ from django.test import Client
 
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
-from apps.layers.models import Item, Layer, LayerConfig
+from apps.layers.models import Item, Layer, LayerConfig, Relationship
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import ApiKey, Membership, Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
@@ -240,3 +240,22 @@ EMPTY_MEMBERSHIPS = {
     "memberships-MIN_NUM_FORMS": "0",
     "memberships-MAX_NUM_FORMS": "1000",
 }
+
+
+def test_it_relates_items_in_the_admin_only_within_one_workspace(
+    superuser_client: Client, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    ours = Item.objects.get(content="The sky is blue.")
+    (second,) = items_create(
+        layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content="Grass is green.")]
+    )
+    (theirs,) = items_create(layer=other_tenant.root, items=[ItemInput(kind="memory", type="fact", content="Theirs.")])
+    url = "/admin/layers/relationship/add/"
+    base = {"workspace": tenant.workspace.pk, "source": ours.pk, "kind": "supports", "weight": "1"}
+    refused = superuser_client.post(url, {**base, "target": theirs.pk})
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.errors["target"] == [f"item {theirs.pk} not found"]
+    assert superuser_client.post(url, {**base, "target": second.pk}).status_code == 302
+    again = superuser_client.post(url, {**base, "target": second.pk})
+    assert "already supports" in str(again.context["adminform"].form.errors["target"])
+    assert Relationship.objects.filter(workspace=tenant.workspace).count() == 1

@@ -15,6 +15,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
 from apps.layers.models import KIND_RANK, Item, ItemAccess, Layer, LayerKind, Relationship
+from apps.layers.relationships import relationship_create, relationship_errors
 from apps.layers.services import (
     ITEM_EDITABLE_FIELDS,
     item_delete,
@@ -177,8 +178,37 @@ class ItemAdmin(admin.ModelAdmin):
             item_delete(item=item)
 
 
+class RelationshipAdminForm(forms.ModelForm):
+    """Checked by `relationship_errors`, the API's and the pages' validator: both ends in the chosen workspace."""
+
+    class Meta:
+        model = Relationship
+        fields = ["workspace", "source", "target", "kind", "weight"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        errors = relationship_errors(
+            workspace=data["workspace"],
+            source_id=data["source"].pk,
+            target_id=data["target"].pk,
+            kind=data["kind"],
+            weight=data["weight"],
+        )
+        for name, error in errors.items():
+            self.add_error(name if name in self.fields else None, error.message)
+        return data
+
+    def validate_unique(self) -> None:
+        """The duplicate edge is the validator's (with its message), not the model form's."""
+
+
 @admin.register(Relationship)
 class RelationshipAdmin(admin.ModelAdmin):
+    """Edges are made through `relationship_create` and deleted, never edited (delete and add another)."""
+
+    form = RelationshipAdminForm
     list_display = ["source", "kind", "target", "weight", "workspace", "created_at"]
     list_filter = ["kind", "workspace"]
     search_fields = ["source__title", "target__title"]
@@ -188,6 +218,16 @@ class RelationshipAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Relationship]:
         heavy = ["source__embedding", "source__search_vector", "target__embedding", "target__search_vector"]
         return super().get_queryset(request).defer(*heavy)
+
+    def has_change_permission(self, request: HttpRequest, obj: Relationship | None = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Relationship, form: forms.ModelForm, change: bool) -> None:
+        created = relationship_create(
+            workspace=obj.workspace, source_id=obj.source_id, target_id=obj.target_id, kind=obj.kind, weight=obj.weight
+        )
+        obj.pk, obj.created_at = created.pk, created.created_at
+        obj._state.adding = False
 
 
 @admin.register(ItemAccess)
