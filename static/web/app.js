@@ -11,6 +11,15 @@
     });
   }
 
+  /* A form with data-confirm asks first (delete buttons); declining stops htmx's submit as well. */
+  document.addEventListener("submit", function (event) {
+    var message = event.target.dataset && event.target.dataset.confirm;
+    if (message && !window.confirm(message)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
   function init(root) {
     bindAutosubmit(root);
   }

@@ -4,7 +4,7 @@ a new workspace; the viewer's read-only page."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Dialog, expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.layers.models import Item, Layer
@@ -151,3 +151,33 @@ def test_it_walks_a_staff_member_through_creating_a_workspace(
     page.get_by_role("link", name="Initech", exact=True).click()
     expect(page.locator("h1")).to_contain_text("Company")
     expect(page.locator("h1")).to_contain_text("Initech")
+
+
+@pytest.fixture
+def session_layer(project: Layer, tenant: Tenant) -> Layer:
+    return layer_create(workspace=tenant.workspace, kind="session", name="Monday", parent=project)
+
+
+def test_it_asks_before_deleting_a_layer(
+    people: People, project: Layer, session_layer: Layer, live_server: LiveServer, browser: Browser
+) -> None:
+    page = new_page(browser)
+    login(page, live_server.url, people.operator)
+    page.goto(f"{live_server.url}/layers/{session_layer.pk}/")
+    delete = page.get_by_role("button", name="Delete this layer, its sub-layers and items")
+    asked: list[str] = []
+
+    def decline(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", decline)
+    delete.click()
+    page.wait_for_timeout(500)
+    assert asked == ["Delete Monday with all its sub-layers and items? This cannot be undone."]
+    assert page.url.endswith(f"/layers/{session_layer.pk}/")  # declined: nothing sent
+    page.once("dialog", lambda dialog: dialog.accept())
+    delete.click()
+    expect(page).to_have_url(f"{live_server.url}/layers/{project.pk}/")
+    expect(page.locator("#main, main").first).to_contain_text("deleted with its items")
+    expect(page.get_by_role("link", name="Monday")).to_have_count(0)
