@@ -1,6 +1,7 @@
-"""The dashboard benchmark: seed N assembly records over 30 days in one statement, roll them up,
-and time the dashboard (selector and whole page) per range beside the same totals read from the
-raw records (the baseline the rollups replace)."""
+"""The dashboard benchmark: seed N assembly records over 30 days in one statement (with N/20 hint
+injections and a summary run every 5 minutes), roll them up, and time the dashboard (selector and
+whole page) per range beside the same totals read from the raw records (the baseline the rollups
+replace)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from django.test import Client
 from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
+from apps.error_patterns.models import ErrorPattern, HintInjection
 from apps.layers.models import Layer
 from apps.layers.services import layer_create
+from apps.summaries.models import SummaryRunCount
 from apps.web.rollup import rollup_catch_up
 from apps.web.selectors.dashboard import RANGES, dashboard_figures
 from apps.workspaces.models import Membership, Role, Workspace
@@ -64,12 +67,53 @@ def bench_seed(*, records: int, days: int = 30) -> Seeded:
             {"ws": workspace.pk, "project": project.pk, "root": root.pk, "n": records, "span": days * 86400},
         )
         cursor.execute(f"ANALYZE {AssemblyRecord._meta.db_table}")
+    _seed_activity(workspace=workspace, layer=project, records=records, days=days)
     seeded = time.perf_counter() - started
     started = time.perf_counter()
     rollup_catch_up(batch=50_000)
     return Seeded(
         workspace=workspace, records=records, seed_seconds=seeded, rollup_seconds=time.perf_counter() - started
     )
+
+
+def _seed_activity(*, workspace: Workspace, layer: Layer, records: int, days: int) -> None:
+    """What the dashboard reads beside the records: a hint injection for one assembly in 20 (a third
+    of them followed by a failure, a third by a success), and a summary run every 5 minutes."""
+    now = timezone.now()
+    pattern = ErrorPattern.objects.create(
+        workspace=workspace,
+        signature="bench: error",
+        error_excerpt="error",
+        solution="fix",
+        first_seen=now,
+        last_seen=now,
+    )
+    span = days * 86400
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {HintInjection._meta.db_table}
+                (workspace_id, pattern_id, layer_id, agent_type, group_id, created_at, resolved_at, failed)
+            SELECT %(ws)s, %(pattern)s, %(layer)s, 'developer', 'g' || g %% 50, at,
+                   CASE WHEN g %% 3 < 2 THEN at + interval '2 minutes' END,
+                   CASE g %% 3 WHEN 0 THEN true WHEN 1 THEN false END
+            FROM (SELECT g, now() - (%(span)s::float8 * g / %(n)s) * interval '1 second' AS at
+                  FROM generate_series(1, %(n)s) AS g) AS hints
+            """,
+            {"ws": workspace.pk, "pattern": pattern.pk, "layer": layer.pk, "span": span, "n": max(records // 20, 1)},
+        )
+        cursor.execute(
+            f"""
+            INSERT INTO {SummaryRunCount._meta.db_table}
+                (workspace_id, minute, generated, skipped, empty, failed, marked_stale)
+            SELECT %(ws)s, date_trunc('minute', now()) - g * interval '5 minutes', g %% 2, 1 + g %% 3, 0,
+                   (g %% 11 = 0)::int, 3 * (g %% 11 = 0)::int
+            FROM generate_series(0, %(n)s) AS g
+            """,
+            {"ws": workspace.pk, "n": span // 300},
+        )
+        cursor.execute(f"ANALYZE {HintInjection._meta.db_table}")
+        cursor.execute(f"ANALYZE {SummaryRunCount._meta.db_table}")
 
 
 def timed(run: Callable[[], object], *, repeat: int) -> tuple[float, float]:

@@ -6,6 +6,14 @@ watermark, all in one transaction under the watermark's row lock (two runners ne
 record twice). Records younger than `SETTLE_SECONDS` wait for the next run: an insert that took
 an id earlier but commits later must not fall behind the watermark. The dashboard adds the tail
 after the watermark itself (`records_tail`), with the same `rollup_sums`.
+
+Consumption reports and error-pattern hints come on their own time (a report, an injection, the
+failure after it) and have time watermarks: `AssemblyRollupCount` rows of dimension
+"consumption" (used / injected packages by report time) and "hints" (injected by injection time,
+failed_after by the failure's time), moved in the same transaction on every run; a row stamped
+more than SETTLE_SECONDS before its commit would fall behind them (the services stamp rows with the
+time of the write). Rolled-up hints outlive their pattern (deleting a pattern deletes its
+injections, not the figures of their days).
 """
 
 from __future__ import annotations
@@ -22,11 +30,14 @@ from django.db.models import F, Func
 from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
+from apps.error_patterns.models import HintInjection
 from apps.layers.models import Layer
 from apps.web.models import AssemblyRollup, AssemblyRollupCount, RollupWatermark, Span
 
 WATERMARK = "assemblies"
 CONSUMPTION_WATERMARK = "consumption"
+HINTS_WATERMARK = "hints"  # injections, by created_at
+HINT_FAILURES_WATERMARK = "hint-failures"  # failures after a hint, by resolved_at
 SETTLE_SECONDS = 30
 BATCH = 20_000
 MINUTES_KEPT_HOURS = 2  # the dashboard reads minutes for the 1-hour range only
@@ -152,12 +163,12 @@ def rollup_advance(*, batch: int = BATCH, now: datetime | None = None) -> int:
             if row[2] >= cutoff:
                 break  # this one and everything after it wait for the next run
             rows.append(row)
-        if not rows:
-            return 0
-        _upsert(rollup_sums(rows))
-        mark.last_id = rows[-1][0]
-        mark.save(update_fields=["last_id", "updated_at"])
-        _rollup_consumption(cutoff=cutoff)
+        if rows:
+            _upsert(rollup_sums(rows))
+            mark.last_id = rows[-1][0]
+            mark.save(update_fields=["last_id", "updated_at"])
+        _rollup_consumption(cutoff=cutoff)  # these two move with time, whether assemblies came or not
+        _rollup_hints(cutoff=cutoff)
         old = cutoff - timedelta(hours=MINUTES_KEPT_HOURS)
         AssemblyRollup.objects.filter(span=Span.MINUTE, bucket__lt=old).delete()
         AssemblyRollupCount.objects.filter(span=Span.MINUTE, bucket__lt=old).delete()
@@ -212,8 +223,90 @@ def _rollup_consumption(*, cutoff: datetime) -> None:
     mark.save(update_fields=["last_at", "updated_at"])
 
 
-def consumption_watermark() -> datetime | None:
-    return RollupWatermark.objects.filter(name=CONSUMPTION_WATERMARK).values_list("last_at", flat=True).first()
+def hint_rows(
+    *,
+    injected_after: datetime | None,
+    failed_after: datetime | None,
+    until: datetime | None = None,
+    since: datetime | None = None,
+    workspace_id: int | None = None,
+) -> list[tuple[Any, ...]]:
+    """(workspace id, "injected" | "failed_after", time) of the hints injected after `injected_after`
+    and the failures after a hint reported after `failed_after`, up to `until`, from `since` (one
+    query, a range scan of `hint_ws_created` and of the partial `hint_ws_failed` per workspace)."""
+    table = HintInjection._meta.db_table
+    selects, params = [], []
+    for key, column, after, only in (
+        ("injected", "created_at", injected_after, ""),
+        ("failed_after", "resolved_at", failed_after, " AND failed"),
+    ):
+        where, args = [f"{column} IS NOT NULL{only}"], []
+        for condition, value in (
+            ("workspace_id = %s", workspace_id),
+            (f"{column} > %s", after),
+            (f"{column} <= %s", until),
+            (f"{column} >= %s", since),
+        ):
+            if value is not None:
+                where.append(condition)
+                args.append(value)
+        selects.append(f"SELECT workspace_id, '{key}', {column} FROM {table} WHERE {' AND '.join(where)}")
+        params += args
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(selects), params)
+        return list(cursor.fetchall())
+
+
+def hint_sums(rows: Sequence[tuple[Any, ...]], *, spans: Sequence[str] = tuple(SPAN_SECONDS)) -> dict[Key, MinuteSums]:
+    """Hints injected and failures after a hint per workspace, span and bucket."""
+    minutes_from = timezone.now() - timedelta(hours=MINUTES_KEPT_HOURS)
+    out: dict[Key, MinuteSums] = defaultdict(MinuteSums)
+    for workspace_id, key, at in rows:
+        for span in spans:
+            if span == Span.MINUTE and at < minutes_from:
+                continue
+            out[(workspace_id, span, bucket_of(at, span))].counts[("hints", key)] += 1
+    return out
+
+
+def _rollup_hints(*, cutoff: datetime) -> None:
+    marks = {}
+    for name in (HINTS_WATERMARK, HINT_FAILURES_WATERMARK):
+        RollupWatermark.objects.get_or_create(name=name)
+        marks[name] = RollupWatermark.objects.select_for_update().get(name=name)
+    rows = hint_rows(
+        injected_after=marks[HINTS_WATERMARK].last_at, failed_after=marks[HINT_FAILURES_WATERMARK].last_at, until=cutoff
+    )
+    if rows:
+        _upsert(hint_sums(rows))
+    for mark in marks.values():
+        mark.last_at = cutoff
+        mark.save(update_fields=["last_at", "updated_at"])
+
+
+@dataclass(frozen=True)
+class Watermarks:
+    """How far each rollup has read (one query): the dashboard reads the rest from the source rows."""
+
+    last_id: int
+    consumption: datetime | None
+    hints: datetime | None
+    hint_failures: datetime | None
+
+
+def watermarks() -> Watermarks:
+    found = {
+        name: (last_id, last_at)
+        for name, last_id, last_at in RollupWatermark.objects.filter(
+            name__in=[WATERMARK, CONSUMPTION_WATERMARK, HINTS_WATERMARK, HINT_FAILURES_WATERMARK]
+        ).values_list("name", "last_id", "last_at")
+    }
+    return Watermarks(
+        last_id=found.get(WATERMARK, (0, None))[0] or 0,
+        consumption=found.get(CONSUMPTION_WATERMARK, (0, None))[1],
+        hints=found.get(HINTS_WATERMARK, (0, None))[1],
+        hint_failures=found.get(HINT_FAILURES_WATERMARK, (0, None))[1],
+    )
 
 
 def rollup_catch_up(*, batch: int = BATCH) -> int:
@@ -222,11 +315,6 @@ def rollup_catch_up(*, batch: int = BATCH) -> int:
     while added := rollup_advance(batch=batch):
         total += added
     return total
-
-
-def watermark() -> int:
-    """The id of the last record in the rollups (0 before the first run)."""
-    return RollupWatermark.objects.filter(name=WATERMARK).values_list("last_id", flat=True).first() or 0
 
 
 def _upsert(sums: dict[Key, MinuteSums]) -> None:

@@ -6,17 +6,18 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
-from apps.error_patterns.models import HintInjection
+from apps.error_patterns.models import ErrorPattern, HintInjection
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.run_counts import run_count_add
 from apps.summaries.services import layer_summarize
-from apps.web.models import AssemblyRollup, Span
+from apps.web.models import AssemblyRollup, AssemblyRollupCount, Span
 from apps.web.rollup import rollup_catch_up
 from apps.web.selectors.dashboard import dashboard_figures
 from tests.conftest import Tenant
@@ -102,8 +103,14 @@ def test_it_answers_in_the_same_number_of_queries_however_many_records_and_keys(
         make_records(tenant, 30, minutes_ago=hours * 60, agent_types=7)
     rollup_catch_up()
     make_records(tenant, 25, minutes_ago=1, agent_types=5)
+    for minutes in range(0, 600, 7):
+        run_count_add(
+            workspace_id=tenant.workspace.pk, at=timezone.now() - timedelta(minutes=minutes), outcome="skipped"
+        )
     assert queries() == few
-    assert few <= 16
+    # session, user, workspace; watermarks, rollup sums, rollup breakdowns, the records' tail and its
+    # layer kinds, the hints' tail, the consumption tail, summary runs, stale/health/pending in one
+    assert few <= 12
 
 
 def test_it_swaps_only_the_figures_when_htmx_changes_the_range(people: People) -> None:
@@ -191,3 +198,24 @@ def test_it_says_how_to_get_hints_and_summary_runs_when_there_are_none(people: P
     assert 'id="chart-hints"' in html and 'id="chart-summaries"' in html
     assert "No hint was injected in this range" in html and "POST /api/v1/attempts/" in html
     assert "No summary ran in this range" in html and "Regenerate now" in html
+
+
+def test_it_rolls_hints_up_once_and_keeps_them_after_their_pattern_is_deleted(
+    tenant: Tenant, hinted_session: Layer
+) -> None:
+    assert hints(context(tenant, hinted_session, error=ERROR))
+    report(tenant, hinted_session, "failed", error=ERROR)
+    HintInjection.objects.update(
+        created_at=F("created_at") - timedelta(hours=2), resolved_at=F("resolved_at") - timedelta(hours=2)
+    )
+    assert hints(context(tenant, hinted_session, error=ERROR, group_id="g2", query="later"))  # young: only in the tail
+    rollup_catch_up()
+    rollup_catch_up()  # the time watermarks moved: nothing twice
+    day = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    assert (sum(day.hints.injected), sum(day.hints.failed_after)) == (2, 1)
+    assert AssemblyRollupCount.objects.filter(workspace=tenant.workspace, dimension="hints", span=Span.HOUR).exists()
+
+    ErrorPattern.objects.filter(workspace=tenant.workspace).delete()  # takes its injections along
+    assert not HintInjection.objects.exists()
+    day = dashboard_figures(workspace=tenant.workspace, range_key="24h")
+    assert (sum(day.hints.injected), sum(day.hints.failed_after)) == (1, 1)  # the rolled-up day stays

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 from django.db import connection
@@ -22,13 +23,14 @@ from apps.web.rollup import (
     SUM_FIELDS,
     consumption_rows,
     consumption_sums,
-    consumption_watermark,
+    hint_rows,
+    hint_sums,
     latency_of_bin,
     records_tail,
     rollup_sums,
-    watermark,
+    watermarks,
 )
-from apps.web.selectors.dashboard_activity import Hints, SummaryRuns, hints, summary_runs
+from apps.web.selectors.dashboard_activity import Hints, SummaryRuns, summary_runs
 from apps.workspaces.models import Workspace
 
 
@@ -92,24 +94,33 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
     count = int((now - start).total_seconds() // step) + 1
     buckets = [int(start.timestamp() + i * step) for i in range(count)]
 
+    positions = {bucket: i for i, bucket in enumerate(buckets)}  # every bucket below starts on a step
+
     def index(epoch: float) -> int | None:
-        i = int((epoch - start.timestamp()) // step)
-        return i if 0 <= i < count else None
+        return positions.get(int(epoch))
 
     sums: dict[str, list[float]] = {name: [0.0] * count for name in SUM_FIELDS}
     counts: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0] * count))
-    last_id = watermark()
+    marks = watermarks()
     for row in _rollup_rows(workspace=workspace, span=span, start=start):
         i = index(row[0])
         if i is not None:
             for name, value in zip(SUM_FIELDS, row[1:], strict=True):
                 sums[name][i] += float(value or 0)
     for epoch, dimension, key, value in _rollup_counts(workspace=workspace, span=span, start=start):
-        i = index(epoch)
+        i = positions.get(epoch)  # inlined: thousands of rows over a week
         if i is not None:
-            counts[dimension][key][i] += float(value)
-    tail = records_tail(workspace_id=workspace.pk, since=start, after_id=last_id)
-    for (_, _, bucket), tail_sums in rollup_sums(tail, spans=[span.span]).items():
+            counts[dimension][key][i] += value
+    tail = records_tail(workspace_id=workspace.pk, since=start, after_id=marks.last_id)
+    hint_tail = hint_rows(
+        injected_after=marks.hints, failed_after=marks.hint_failures, since=start, workspace_id=workspace.pk
+    )
+    consumption_tail = consumption_rows(after=marks.consumption, workspace_id=workspace.pk)
+    for (_, _, bucket), tail_sums in chain(
+        rollup_sums(tail, spans=[span.span]).items(),
+        hint_sums(hint_tail, spans=[span.span]).items(),
+        consumption_sums(consumption_tail, spans=[span.span]).items(),
+    ):
         i = index(bucket.timestamp())
         if i is None:
             continue
@@ -123,8 +134,11 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
     p50, p95 = _percentiles(counts.get("latency_bin", {}), count)
     all_bins = {key: [sum(values)] for key, values in counts.get("latency_bin", {}).items()}
     total_p50, total_p95 = _percentiles(all_bins, 1)
-    consumption = _consumption(workspace=workspace, counts=counts, span=span, index=index, count=count)
-    hint_figures = hints(workspace_id=workspace.pk, start=start, step=span.step, index=index, count=count)
+    consumption = _consumption(counts=counts, count=count)
+    hint_counts = counts.get("hints", {})
+    hint_figures = Hints(
+        injected=hint_counts.get("injected", [0.0] * count), failed_after=hint_counts.get("failed_after", [0.0] * count)
+    )
     runs = summary_runs(workspace_id=workspace.pk, start=start, step=span.step, index=index, count=count)
     total = sum(assemblies)
     totals: dict[str, Any] = {
@@ -140,8 +154,7 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
         "failures_after_hint": int(sum(hint_figures.failed_after)),
         "failure_after_hint_rate": hint_figures.failure_rate,
         "summary_runs": runs.totals,
-        **_summaries(workspace=workspace),
-        "items_pending_embedding": Item.objects.filter(workspace=workspace, embedding__isnull=True).count(),
+        **_state(workspace=workspace),
         "consumption_ratio": consumption[1],
     }
     return Dashboard(
@@ -224,25 +237,23 @@ def _rollup_counts(*, workspace: Workspace, span: Range, start: datetime) -> lis
         return list(cursor.fetchall())
 
 
-def _consumption(
-    *, workspace: Workspace, counts: dict[str, dict[str, list[float]]], span: Range, index: Any, count: int
-) -> tuple[list[float | None], float | None]:
-    """Consumed / injected packages (SC-003) of the assemblies reported in each step, and overall:
-    the rollup's consumption rows plus the reports after its watermark (one query)."""
-    used = list(counts.get("consumption", {}).get("used", [0.0] * count))
-    injected = list(counts.get("consumption", {}).get("injected", [0.0] * count))
-    tail = consumption_rows(after=consumption_watermark(), workspace_id=workspace.pk)
-    for (_, _, bucket), sums in consumption_sums(tail, spans=[span.span]).items():
-        i = index(bucket.timestamp())
-        if i is not None:
-            used[i] += sums.counts[("consumption", "used")]
-            injected[i] += sums.counts[("consumption", "injected")]
+def _consumption(*, counts: dict[str, dict[str, list[float]]], count: int) -> tuple[list[float | None], float | None]:
+    """Consumed / injected packages (SC-003) of the assemblies reported in each step, and overall."""
+    used = counts.get("consumption", {}).get("used", [0.0] * count)
+    injected = counts.get("consumption", {}).get("injected", [0.0] * count)
     ratios = [round(u / n, 3) if n else None for u, n in zip(used, injected, strict=True)]
     return ratios, (round(sum(used) / sum(injected), 3) if sum(injected) else None)
 
 
-def _summaries(*, workspace: Workspace) -> dict[str, Any]:
-    """The summaries stale now (a state, not an event) and the LLM's failures in a row."""
-    stale = Summary.objects.filter(workspace=workspace, stale=True).count()
-    health = ProviderHealth.objects.filter(workspace=workspace).values_list("consecutive_failures", flat=True).first()
-    return {"summaries_stale": stale, "summary_llm_failures": health or 0}
+def _state(*, workspace: Workspace) -> dict[str, Any]:
+    """Figures that are states, not events, in one query: the summaries stale now, the summary LLM's
+    failures in a row, and the items waiting for an embedding (partial index `item_pending_embedding`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM {Summary._meta.db_table} WHERE workspace_id = %(ws)s AND stale), "
+            f"(SELECT consecutive_failures FROM {ProviderHealth._meta.db_table} WHERE workspace_id = %(ws)s), "
+            f"(SELECT count(*) FROM {Item._meta.db_table} WHERE workspace_id = %(ws)s AND embedding IS NULL)",
+            {"ws": workspace.pk},
+        )
+        stale, failures, pending = cursor.fetchone()
+    return {"summaries_stale": stale, "summary_llm_failures": failures or 0, "items_pending_embedding": pending}

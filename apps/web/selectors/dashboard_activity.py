@@ -1,8 +1,9 @@
 """The dashboard's figures about background activity over time: summary runs and error-pattern hints.
 
-Both are stored by their own apps (apps/summaries `SummaryRunCount`, one row per workspace and
-minute; apps/error_patterns `HintInjection` with its `failed` outcome and `resolved_at`), and read
-here in one indexed query each, bucketed by the range's step in PostgreSQL (`date_bin`).
+Summary runs are stored by apps/summaries (`SummaryRunCount`, one row per workspace and minute) and
+read here in one indexed query, bucketed by the range's step in PostgreSQL (`date_bin`). Hints
+(apps/error_patterns `HintInjection`, with its `failed` outcome at `resolved_at`) are rolled up
+with the assemblies (apps/web/rollup.py) and arrive here as `Hints`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from datetime import datetime, timedelta
 
 from django.db import connection
 
-from apps.error_patterns.models import HintInjection
 from apps.summaries.models import SummaryRunCount
 
 SUMMARY_OUTCOMES = ("generated", "skipped", "empty", "failed", "marked_stale")
@@ -62,25 +62,3 @@ def summary_runs(*, workspace_id: int, start: datetime, step: timedelta, index: 
                 for name, value in zip(SUMMARY_OUTCOMES, values, strict=True):
                     series[name][i] += float(value or 0)
     return SummaryRuns(series=series, totals={name: int(sum(values)) for name, values in series.items()})
-
-
-def hints(*, workspace_id: int, start: datetime, step: timedelta, index: Index, count: int) -> Hints:
-    """Hint injections and the failures that followed them since `start`, per step (one query, two
-    index range scans: `hint_ws_created` and the partial `hint_ws_failed`)."""
-    injected = [0.0] * count
-    failed = [0.0] * count
-    table = HintInjection._meta.db_table
-    interval = _interval(step)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT kind, extract(epoch FROM date_bin(%s::interval, at, 'epoch'::timestamptz))::bigint, count(*) "
-            f"FROM (SELECT 'i' AS kind, created_at AS at FROM {table} WHERE workspace_id = %s AND created_at >= %s "
-            f"UNION ALL SELECT 'f', resolved_at FROM {table} "
-            "WHERE workspace_id = %s AND failed AND resolved_at >= %s) AS events GROUP BY 1, 2",
-            [interval, workspace_id, start, workspace_id, start],
-        )
-        for kind, epoch, n in cursor.fetchall():
-            i = index(epoch)
-            if i is not None:
-                (injected if kind == "i" else failed)[i] += n
-    return Hints(injected=injected, failed_after=failed)
