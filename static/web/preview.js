@@ -1,5 +1,6 @@
 /* The preview page's behaviour (no inline scripts: the CSP forbids them).
- * - progress and cancel for the htmx request that assembles (the server's deadline still applies);
+ * - progress and cancel for the htmx request that assembles (the browser stops waiting; the server
+ *   finishes within its deadline and records it);
  * - copy the assembled context to the clipboard;
  * - streaming mode: the same request to /preview/stream/ read as Server-Sent Events, chunk by chunk;
  *   Cancel aborts the fetch, and the server stops assembling at its next stage (nothing is recorded).
@@ -47,7 +48,8 @@
     });
   });
   document.addEventListener("htmx:abort", function (event) {
-    if (event.target === previewForm()) say("Cancelled. The server stops at its deadline; nothing was changed.");
+    if (event.target === previewForm()) say("Cancelled here; the server still finishes this assembly (within its deadline). " +
+      "Stream's Cancel stops the server too.");
   });
 
   document.addEventListener("click", function (event) {
