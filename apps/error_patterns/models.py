@@ -100,9 +100,10 @@ class HintInjection(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["workspace", "layer"], condition=models.Q(resolved_at__isnull=True), name="hint_open"),
-            # The dashboard counts injections and the failures after them per time step.
-            models.Index(fields=["workspace", "created_at"], name="hint_ws_created"),
-            models.Index(fields=["workspace", "resolved_at"], condition=models.Q(failed=True), name="hint_ws_failed"),
+            # The dashboard's rollup reads injections and the failures after them by time, every
+            # minute for all workspaces (apps/web/rollup.py); its tail, after the rollup's watermark.
+            models.Index(fields=["created_at"], name="hint_created"),
+            models.Index(fields=["resolved_at"], condition=models.Q(failed=True), name="hint_failed_at"),
         ]
 
     def __str__(self) -> str:

@@ -233,7 +233,7 @@ def hint_rows(
 ) -> list[tuple[Any, ...]]:
     """(workspace id, "injected" | "failed_after", time) of the hints injected after `injected_after`
     and the failures after a hint reported after `failed_after`, up to `until`, from `since` (one
-    query, a range scan of `hint_ws_created` and of the partial `hint_ws_failed` per workspace)."""
+    query: range scans of the time indexes `hint_created` and of the partial `hint_failed_at`)."""
     table = HintInjection._meta.db_table
     selects, params = [], []
     for key, column, after, only in (
