@@ -9,8 +9,9 @@ from typing import Any
 def _entry_line(entry: dict[str, Any]) -> str:
     name = entry.get("external_id") or f"#{entry.get('id')}"
     kind = "/".join(x for x in (entry.get("kind"), entry.get("type")) if x)
+    found = f" found by {entry['origin']}" if entry.get("origin") else ""  # vector, keyword, both, neighbour, ...
     return (
-        f"- {name} ({kind}, layer {entry.get('layer')}, {entry.get('source')}): score {entry.get('score')}, "
+        f"- {name} ({kind}, layer {entry.get('layer')}, {entry.get('source')}{found}): score {entry.get('score')}, "
         f"{entry.get('tokens')} tokens at depth {entry.get('depth')}; {entry.get('reason')}"
     )
 

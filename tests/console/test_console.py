@@ -249,5 +249,6 @@ def test_the_trace_table_shows_where_each_candidate_came_from(staff: Client, ten
     assert origin["Hi there."] == origin["What did the kids like?"] == "neighbour"
     assert origin["The otters."] == origin["Next week?"] == "conversation"
     html = response.content.decode()
+    assert '<th scope="col">Origin</th>' in html
     for name in ("keyword", "neighbour", "conversation"):
         assert f'<span class="badge origin-{name}">{name}</span>' in html

@@ -86,6 +86,7 @@ def test_it_assembles_context_and_explains_it_and_takes_the_consumption_report(
     assert context.content[0].text.startswith(answer["context"])  # type: ignore[union-attr]
     text = explained.content[0].text  # type: ignore[union-attr]
     assert f"Trace {answer['trace_id']}" in text and "of 120 tokens" in text and "backups" in text
+    assert "item found by " in text  # each candidate's origin (vector, keyword, both, ...)
     assert ok(consumed)["trace_id"] == answer["trace_id"]
 
 
