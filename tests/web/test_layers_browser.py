@@ -111,6 +111,9 @@ def test_it_walks_the_operator_through_an_inline_item_edit_and_a_relationship(
     expect(row).to_contain_text("every night at two")
     expect(row.locator("[role=status]")).to_have_text("saved")
     expect(row).to_contain_text("pinned")
+    # New text is embedded again in the background; the saved row asks until it is (every 3 s).
+    expect(row.locator("td[data-label=State]")).to_contain_text("embedded", timeout=60_000)
+    expect(row.locator(".badge.warn")).to_have_count(0)
 
     row.get_by_role("link", name=f"Edit item {item.pk}").click()
     relations = page.locator(f"#item-{item.pk}-relations")

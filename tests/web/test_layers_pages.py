@@ -160,7 +160,7 @@ def test_it_opens_an_items_editor_in_its_row_and_saves_it_there(people: People, 
     saved = client.post(url, data, HTTP_HX_REQUEST="true")
     assert saved.status_code == 200
     row = saved.content.decode().strip()
-    assert row.startswith(f'<tr id="item-{item.pk}">') and "VAT id" in row and ">saved<" in row
+    assert row.startswith(f'<tr id="item-{item.pk}"') and "VAT id" in row and ">saved<" in row
     item.refresh_from_db()
     assert (item.type, item.content, item.pinned, item.metadata) == (
         "design",
@@ -169,6 +169,7 @@ def test_it_opens_an_items_editor_in_its_row_and_saves_it_there(people: People, 
         {"source": "wiki"},
     )
     assert item.embedding is None  # new text: embedded again in the background
+    assert 'hx-trigger="every 3s"' in row  # so the saved row asks until its embedding is there
     back = client.get(f"/layers/{project.pk}/items/{item.pk}/", HTTP_HX_REQUEST="true").content.decode()
     assert back.strip().startswith(f'<tr id="item-{item.pk}">')  # Cancel swaps the row back
 
@@ -394,3 +395,14 @@ def test_it_gives_every_field_on_the_layer_page_its_own_id(people: People, tenan
     html = signed_in("otto").get(f"/layers/{project.pk}/items/{item.pk}/edit/").content.decode()
     ids = re.findall(r'\sid="([^"]+)"', html)
     assert len(ids) == len(set(ids)), sorted({x for x in ids if ids.count(x) > 1})
+
+
+def test_it_stops_watching_a_row_once_its_item_is_embedded(people: People, tenant: Tenant) -> None:
+    project = layer_create(workspace=tenant.workspace, kind="project", name="Ops", parent=tenant.root)
+    (item,) = items_create(layer=project, items=[ItemInput(kind="memory", type="fact", content="Pager weekly.")])
+    client = signed_in("vera")
+    url = f"/layers/{project.pk}/items/{item.pk}/?watch=1"
+    assert 'hx-trigger="every 3s"' in client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    row = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in row and "embedded" in row

@@ -203,7 +203,8 @@ def item_row(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_
     item = _item(access, layer, item_id)
     if not is_htmx(request):
         return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
-    return render(request, f"{PAGE}#item_row", {"layer": layer, "item": item})
+    # `watch`: a row saved with new text asks again every few seconds until its embedding is there.
+    return render(request, f"{PAGE}#item_row", {"layer": layer, "item": item, "watch": "watch" in request.GET})
 
 
 @workspace_view(Role.OPERATOR)
@@ -224,7 +225,8 @@ def item_edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item
                 messages.success(request, "Item saved.")
                 return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
             saved = _item(access, layer, item.pk)
-            return render(request, f"{PAGE}#item_row", {"layer": layer, "item": saved, "saved": True})
+            context = {"layer": layer, "item": saved, "saved": True, "watch": True}
+            return render(request, f"{PAGE}#item_row", context)
     return _editor(request, access, layer, item, form, status=422)
 
 
