@@ -92,6 +92,7 @@ def test_it_walks_the_operator_through_an_inline_item_edit_and_a_relationship(
     row.get_by_role("link", name=f"Edit item {item.pk}").click()
     editor = page.locator(f"#item-{item.pk}.editing")
     expect(editor.get_by_label("Content")).to_have_value("Invoices go out nightly.")
+    expect(editor.get_by_label("Content")).to_be_focused()  # the keyboard lands in the editor
     assert page.url.endswith(f"/layers/{project.pk}/")  # swapped in place
     check_page(page)  # axe at 1440 px, then the open editor at 390 px
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -110,6 +111,7 @@ def test_it_walks_the_operator_through_an_inline_item_edit_and_a_relationship(
     expect(row).not_to_have_class("editing")
     expect(row).to_contain_text("every night at two")
     expect(row.locator("[role=status]")).to_have_text("saved")
+    expect(row.get_by_role("link", name=f"Edit item {item.pk}")).to_be_focused()  # and back on the row
     expect(row).to_contain_text("pinned")
     # New text is embedded again in the background; the saved row asks until it is (every 3 s).
     expect(row.locator("td[data-label=State]")).to_contain_text("embedded", timeout=60_000)

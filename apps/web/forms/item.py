@@ -31,7 +31,8 @@ class ItemEditForm(forms.Form):
 
     type = forms.CharField(required=False, max_length=32)
     title = forms.CharField(required=False, max_length=500)
-    content = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 4}))
+    # autofocus: htmx moves the focus here when the editor is swapped in.
+    content = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 4, "autofocus": True}))
     pinned = forms.BooleanField(required=False, label="Pinned (always sent)")
     importance = forms.FloatField(help_text="0 to 1")
     confidence = forms.FloatField(required=False, help_text="0 to 1, or empty")

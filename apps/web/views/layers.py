@@ -204,7 +204,9 @@ def item_row(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_
     if not is_htmx(request):
         return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
     # `watch`: a row saved with new text asks again every few seconds until its embedding is there.
-    return render(request, f"{PAGE}#item_row", {"layer": layer, "item": item, "watch": "watch" in request.GET})
+    watch = "watch" in request.GET
+    # Cancel puts the focus back on the row's Edit link; a poll never moves it.
+    return render(request, f"{PAGE}#item_row", {"layer": layer, "item": item, "watch": watch, "refocus": not watch})
 
 
 @workspace_view(Role.OPERATOR)
@@ -225,7 +227,7 @@ def item_edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item
                 messages.success(request, "Item saved.")
                 return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
             saved = _item(access, layer, item.pk)
-            context = {"layer": layer, "item": saved, "saved": True, "watch": True}
+            context = {"layer": layer, "item": saved, "saved": True, "watch": True, "refocus": True}
             return render(request, f"{PAGE}#item_row", context)
     return _editor(request, access, layer, item, form, status=422)
 
