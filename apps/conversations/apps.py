@@ -8,3 +8,8 @@ class ConversationsConfig(AppConfig):
 
     name = "apps.conversations"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from apps.conversations import hooks
+
+        hooks.connect()

@@ -28,6 +28,7 @@ from apps.layers.models import (
     MessageRole,
     Priority,
 )
+from apps.layers.signals import changes_counted, item_prepared, messages_created
 from apps.workspaces.models import Workspace
 
 # Stored token counts use the default model's encoding; assembly recounts with the request's model.
@@ -280,23 +281,15 @@ def items_create(*, layer: Layer, items: Sequence[ItemInput]) -> list[Item]:
             background.enqueue(embed_pending_items, None)  # the sweep of all workspaces: fair, see embedder.py
             events.status_changed(layer.workspace_id)
             if any(item.kind == ItemKind.MESSAGE for item in created):
-                from apps.conversations.tasks import refresh_communities
-
-                background.enqueue(refresh_communities, layer.pk)  # queued after the embedding sweep
+                messages_created.send(sender=Item, layer_id=layer.pk)  # after the embedding sweep is queued
     except IntegrityError as exc:  # a concurrent writer took an external_id between check and insert
         raise Conflict("an item with this external_id already exists", code="duplicate_external_id") from exc
     return created
 
 
 def _auto_importance(item: Item) -> None:
-    """A new message that states a decision is raised to decision importance (seed 002)."""
-    from apps.conversations.importance import automatic_importance
-
-    if item.kind != ItemKind.MESSAGE or item.metadata.get("importance_source"):
-        return
-    item.importance, reason = automatic_importance(content=item.content, title=item.title, importance=item.importance)
-    if reason:
-        item.metadata = {**item.metadata, "importance_source": reason}
+    """Let the higher apps adjust a new or re-texted item before it is saved (e.g. decision importance)."""
+    item_prepared.send(sender=Item, item=item)
 
 
 def _note_changes(*, layer: Layer, count: int) -> None:
@@ -304,9 +297,7 @@ def _note_changes(*, layer: Layer, count: int) -> None:
     from django.db.models import F
 
     LayerConfig.objects.filter(layer=layer).update(changes_since_summary=F("changes_since_summary") + count)
-    from apps.summaries.services import changes_noted
-
-    changes_noted(layer_id=layer.pk)  # past the threshold: summarize after commit (change trigger)
+    changes_counted.send(sender=Layer, layer_id=layer.pk)  # summaries: past the threshold, summarize after commit
 
 
 # The fields a caller may change on an existing item (the kind, layer and parent never change).
