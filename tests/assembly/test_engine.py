@@ -146,15 +146,16 @@ def test_it_cuts_only_one_item() -> None:
 
 
 def test_hits_in_the_conversation_the_search_points_at_outrank_equal_hits_elsewhere() -> None:
-    # layers 10, 11 belong to conversation 100; layer 20 to conversation 200
+    # layers 10, 11, 12 belong to conversation 100; layer 20 to conversation 200
     items = [
         cand(1, "renovation beam cost", layer_id=10, vector_rank=1, vector_similarity=0.9),
         cand(2, "renovation panel cost", layer_id=11, vector_rank=2, vector_similarity=0.88),
         cand(3, "moving costs money", layer_id=20, vector_rank=3, vector_similarity=0.87),
-        cand(4, "wiring cost", layer_id=10, vector_rank=4, vector_similarity=0.86),
+        cand(4, "wiring cost", layer_id=12, vector_rank=4, vector_similarity=0.86),
         cand(5, "company policy", layer_id=1, vector_rank=5, vector_similarity=0.85),
     ]
-    threads = {10: 100, 11: 100, 20: 200}
+    # one hit per layer, so the layers' own focus (engine/fusion.py layer_focus) keeps the search order
+    threads = {10: 100, 11: 100, 12: 100, 20: 200}
     plain = [s.candidate.id for s in rank(items, context=CTX)]
     focused = rank(items, context=RankContext(now=NOW, threads=threads))
     assert plain == [1, 2, 3, 4, 5]

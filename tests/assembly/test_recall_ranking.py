@@ -1,4 +1,5 @@
-"""Issue 13's ranking pieces: score fusion of the two searches, and the turns said next to a top hit."""
+"""Issue 13's ranking pieces: score fusion of the two searches, the lift of a layer whose hits score well
+together, and the turns said next to a top hit."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.assembly.engine import Candidate
-from apps.assembly.engine.fusion import fusion_scores
+from apps.assembly.engine.fusion import fusion_scores, layer_focus
+from apps.assembly.engine.rank import RankContext, rank
 from tests.assembly.test_context_features import ask, bulk, layer
 from tests.conftest import Tenant
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def hit(id: int, *, sim: float | None = None, kw: float | None = None) -> Candidate:
+def hit(
+    id: int, *, sim: float | None = None, kw: float | None = None, layer_id: int = 1, metadata: dict | None = None
+) -> Candidate:
     return Candidate(
         id=id,
         kind="message",
         type="",
-        layer_id=1,
+        layer_id=layer_id,
+        metadata=metadata or {},
         layer_name="s",
         content=f"turn {id}",
         created_at=NOW,
@@ -43,6 +48,37 @@ def test_one_search_alone_still_orders_the_hits() -> None:
     assert scores == {("item", 1): 1.0, ("item", 2): 0.0}
     assert fusion_scores([hit(1, sim=0.9)], vector=1.0, keyword=1.0) == {("item", 1): 1.0}
     assert fusion_scores([hit(1, kw=0.0)], vector=1.0, keyword=1.0) == {("item", 1): 0.0}
+
+
+def test_a_layer_whose_hits_score_well_together_lifts_them_above_a_lone_better_hit() -> None:
+    # session 20 talks about the topic (three good hits); session 10 shares one word with the question
+    hits = [
+        hit(1, sim=0.90, layer_id=10),
+        hit(2, sim=0.89, layer_id=20),
+        hit(3, sim=0.88, layer_id=20),
+        hit(4, sim=0.87, layer_id=20),
+        hit(5, sim=0.80, layer_id=10),
+    ]
+    focus = layer_focus(hits, fusion_scores(hits, vector=0.9, keyword=1.1))
+    assert focus[20] == 1.0 and 0 < focus[10] < 1
+    assert layer_focus(hits[1:4], fusion_scores(hits[1:4], vector=0.9, keyword=1.1)) == {}  # one layer: no lift
+    neighbour = Candidate(
+        id=6,
+        kind="message",
+        type="",
+        layer_id=20,
+        layer_name="s",
+        content="turn 6",
+        created_at=NOW,
+        metadata={"neighbour_of": 2},
+    )
+    ranked = rank([*hits, neighbour], context=RankContext(now=NOW))
+    order = [s.candidate.id for s in ranked]
+    assert order.index(2) < order.index(1) and order.index(4) < order.index(1)
+    relevance = {s.candidate.id: s.parts["relevance"] for s in ranked}
+    assert relevance[6] >= relevance[1]  # the neighbour of a hit in the lifted session is lifted too
+    lone = [hit(1, sim=0.90, layer_id=10), hit(2, sim=0.89, layer_id=20), hit(5, sim=0.80, layer_id=30)]
+    assert [s.candidate.id for s in rank(lone, context=RankContext(now=NOW))] == [1, 2, 5]  # one hit per layer
 
 
 @pytest.mark.django_db

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 
-from apps.assembly.engine.fusion import fusion_scores
+from apps.assembly.engine.fusion import fusion_scores, layer_focus
 from apps.assembly.engine.policy import Resolution
 from apps.assembly.engine.types import Candidate, Scored
 from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
@@ -87,6 +87,9 @@ def fused(c: Candidate, weights: RankWeights) -> float:
 # result list does not make its last hit look irrelevant.
 RELEVANCE_SPAN = 20
 NEIGHBOUR_SHARE = 0.6
+# A hit's layer adds up to this share of the best possible fused score (engine/fusion.py
+# layer_focus); chosen on the LoCoMo development set (see README, Benchmarks).
+LAYER_FOCUS = 0.5
 
 
 def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
@@ -96,29 +99,38 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     positions keep retrieval's order (engine/fusion.py) and give it the dynamic range it needs.
     Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
     Hits with equal retrieval scores share a place: their order is only the database's tie-break,
-    and must not outweigh a package's priority or agent type (seed 001 FR-002).
+    and must not outweigh a package's priority or agent type (seed 001 FR-002). A hit's layer lifts
+    it by how well the layer's hits score together (engine/fusion.py layer_focus).
     """
     found = [c for c in candidates if c.vector_rank or c.keyword_rank]
     fused_score = fusion_scores(found, vector=weights.vector, keyword=weights.keyword)
-    hits = sorted(found, key=lambda c: (-fused_score[c.key], -fused(c, weights)))  # ranks break ties
+    focus = layer_focus(found, fused_score)
+    lift = LAYER_FOCUS * (weights.vector + weights.keyword)
+
+    def company(c: Candidate) -> float:
+        return lift * focus.get(c.layer_id, 0.0)
+
+    score = {c.key: fused_score[c.key] + company(c) for c in found}
+    hits = sorted(found, key=lambda c: (-score[c.key], -fused(c, weights)))  # ranks break ties
     span = max(len(hits), RELEVANCE_SPAN)
     out: dict[tuple[str, int], float] = {}
     place, previous = 0, None
     for index, c in enumerate(hits):
-        scores = (c.vector_similarity, c.keyword_score)
-        if scores != previous or scores == (None, None):
+        scores = (c.vector_similarity, c.keyword_score, score[c.key])
+        if scores != previous or scores[:2] == (None, None):
             place = index
         previous = scores
         out[c.key] = 1.0 - place / span
-    ascending = sorted(fused_score.values())
+    ascending = sorted(score.values())
     for c in candidates:
         if not c.metadata:
             continue
         inherited = float(c.metadata.get("inherited_relevance", 0.0))
         neighbour_of = c.metadata.get("neighbour_of")
         if neighbour_of is not None:
-            # A turn next to a message hit takes the place a hit with a share of its hit's score would take.
-            share = NEIGHBOUR_SHARE * fused_score.get((c.source, int(neighbour_of)), 0.0)
+            # A turn next to a message hit takes the place a hit with a share of its hit's score (and
+            # its layer's lift) would take.
+            share = NEIGHBOUR_SHARE * fused_score.get((c.source, int(neighbour_of)), 0.0) + company(c)
             above = len(ascending) - bisect.bisect_right(ascending, share)
             inherited = max(inherited, (1.0 - above / span) if share > 0 else 0.0)
         if inherited > out.get(c.key, 0.0):
