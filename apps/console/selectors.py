@@ -9,7 +9,10 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import CharField, Q, QuerySet, Subquery
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+from django.db.models.lookups import In
 
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.services import records_flush
@@ -44,7 +47,7 @@ class RecordFilters:
         if self.partial is not None:
             q &= Q(partial=self.partial)
         if self.zone:
-            q &= Q(request__zone=self.zone)
+            q &= _zone_q(self.zone)
         if self.since is not None:
             q &= Q(created_at__gte=self.since)
         if self.until is not None:
@@ -52,6 +55,28 @@ class RecordFilters:
         if self.search:
             q &= _search_q(self.search)
         return q
+
+
+def _zone_q(zone: str) -> Q:
+    """Records assembled in `zone`, and cache hits of such records (a hit's request keeps only
+    its query and `cached_from`; the zone is its original's)."""
+    originals = AssemblyRecord.objects.filter(request__zone=zone).values(
+        trace_text=Cast("trace_id", output_field=CharField())
+    )
+    return Q(request__zone=zone) | Q(In(KeyTextTransform("cached_from", "request"), Subquery(originals)))
+
+
+def original_zones(*, workspace: Workspace, records: list[AssemblyRecord]) -> dict[str, str]:
+    """The zone of each cache hit's original among `records`, by the hit's `cached_from` (one query)."""
+    wanted = {
+        str(record.request["cached_from"])
+        for record in records
+        if isinstance(record.request, dict) and record.request.get("cached_from")
+    }
+    if not wanted:
+        return {}
+    rows = AssemblyRecord.objects.filter(workspace=workspace, trace_id__in=wanted).values_list("trace_id", "request")
+    return {str(trace_id): str(request.get("zone") or "") for trace_id, request in rows if isinstance(request, dict)}
 
 
 def _search_q(text: str) -> Q:

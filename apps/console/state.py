@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from apps.assembly.models import AssemblyRecord
 from apps.conversations.models import Community, GraphState
+from apps.core import background
 from apps.core.models import PeriodicRun
 from apps.core.versions import content_version_peek
 from apps.layers.models import Item, Layer, LayerConfig
@@ -99,11 +100,12 @@ def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dic
     )
     configs = {row.layer_id: row for row in LayerConfig.objects.filter(layer__workspace=workspace)}
     summaries: dict[int, dict[str, Any]] = {}
-    for layer_id, depth, stale, generated_at in Summary.objects.filter(
+    for layer_id, depth, stale, generated_at, source_hash in Summary.objects.filter(
         workspace=workspace, personalized_for__isnull=True
-    ).values_list("layer_id", "depth", "stale", "generated_at"):
-        entry = summaries.setdefault(layer_id, {"depths": [], "stale": False, "generated_at": None})
+    ).values_list("layer_id", "depth", "stale", "generated_at", "source_hash"):
+        entry = summaries.setdefault(layer_id, {"depths": [], "hashes": set(), "stale": False, "generated_at": None})
         entry["depths"].append(depth)
+        entry["hashes"].add(source_hash)
         entry["stale"] = entry["stale"] or stale
         entry["generated_at"] = max(filter(None, [entry["generated_at"], generated_at]))
     layer_rows = []
@@ -119,6 +121,7 @@ def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dic
                 "items": layer.item_count,  # annotated above
                 "items_pending_embedding": layer.pending,
                 "summaries": sorted(summaries.get(layer.pk, {}).get("depths", [])),
+                "summary_source_hashes": sorted(summaries.get(layer.pk, {}).get("hashes", set())),
                 "summaries_stale": summaries.get(layer.pk, {}).get("stale", False),
                 "summarized_at": summaries.get(layer.pk, {}).get("generated_at"),
                 "changes_since_summary": config.changes_since_summary,
@@ -144,7 +147,9 @@ def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dic
 
 def layer_state(*, layer: Layer, now: datetime | None = None) -> dict[str, Any]:
     """One layer: its effective config and trigger counters, its summaries (hash, provider, stale,
-    cache entry), its items and their embedding backlog, its conversation graph and recent use."""
+    cache entry), its items and their embedding backlog, its conversation graph and recent use, and
+    what it depends on: the background queue, the summary provider's health, the caches and the
+    periodic schedule that embeds, summarizes and sweeps it."""
     now = now or timezone.now()
     config = config_of(layer=layer)
     stored = LayerConfig.objects.filter(layer=layer).exists()
@@ -194,9 +199,12 @@ def layer_state(*, layer: Layer, now: datetime | None = None) -> dict[str, Any]:
             for row in summary_rows
         ],
         "cache": {
+            **_cache_status(layer.workspace),
             "summary_entry_cached": summary_cache.get(layer.pk, None) is not None,
-            "summary_cache_seconds": settings.SUMMARY_CACHE_SECONDS,
         },
+        "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
+        "provider_health": _provider_health(layer.workspace),
+        "schedule": _schedule(),
         "items": {
             "total": sum(by_kind.values()),
             "by_kind": by_kind,

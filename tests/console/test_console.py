@@ -252,3 +252,36 @@ def test_the_trace_table_shows_where_each_candidate_came_from(staff: Client, ten
     assert '<th scope="col">Origin</th>' in html
     for name in ("keyword", "neighbour", "conversation"):
         assert f'<span class="badge origin-{name}">{name}</span>' in html
+
+
+def test_a_pinned_candidate_found_by_a_search_is_marked_pinned_beside_its_origin(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    trace_id = assemble(tenant, project, "billing questions")
+    response = staff.get(f"/console/traces/{trace_id}/")
+    pinned = next(row for row in response.context["view"].rows if row.excerpt.startswith("Pinned: billing"))
+    assert pinned.pinned and pinned.origin in ("keyword", "both", "vector")
+    assert not any(row.pinned for row in response.context["view"].rows if row is not pinned)
+    html = response.content.decode()
+    assert (
+        f'<span class="badge origin-{pinned.origin}">{pinned.origin}</span> <span class="badge pin-badge">pinned</span>'
+        in html
+    )
+
+
+def test_a_cache_hit_shows_its_originals_zone_and_the_zone_filter_finds_it(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    zoned = assemble(tenant, project, "billing", context_window=10_000, tokens_used=8_000)
+    assemble(tenant, project, "billing", context_window=10_000, tokens_used=8_000)  # served from the cache
+    assemble(tenant, project, "invoices")
+    hit = AssemblyRecord.objects.get(request__cached_from=zoned)
+    assert "zone" not in hit.request
+    rows = staff.get("/console/?zone=conservative").context["rows"]
+    assert {(str(record.trace_id), zone) for record, zone in rows} == {
+        (zoned, "conservative"),
+        (str(hit.trace_id), "conservative"),
+    }
+    everything = {str(record.trace_id): zone for record, zone in staff.get("/console/").context["rows"]}
+    assert everything[str(hit.trace_id)] == "conservative"
+    assert set(everything.values()) == {"conservative", "normal"}

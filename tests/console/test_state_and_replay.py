@@ -58,6 +58,7 @@ def test_the_workspace_dump_has_counts_backlog_providers_caches_schedule_and_lay
     layers = {row["name"]: row for row in dump["layers"]}
     assert layers["Billing"]["items"] == 3
     assert layers["Billing"]["changes_since_summary"] == 3
+    assert layers["Billing"]["summary_source_hashes"] == []  # never summarized
     json.dumps(dump, cls=DjangoJSONEncoder)  # the download is this dict as JSON
 
 
@@ -74,6 +75,15 @@ def test_the_layer_dump_has_config_trigger_counters_summaries_with_hashes_and_ca
     assert all(len(row["source_hash"]) == 64 and row["provider"] == "extractive" for row in depths.values())
     assert dump["cache"]["summary_entry_cached"] is True  # written through on save
     assert dump["items"]["by_kind"] == {"memory": 2, "document": 1}
+    # What the layer depends on: the queue, the provider's health, the caches and the periodic schedule.
+    assert dump["background"]["queue_depth"] >= 0 and dump["background"]["mode"]
+    assert dump["provider_health"]["consecutive_llm_failures"] == 0
+    assert {"assembly_cache_seconds", "content_version", "summary_cache_seconds"} <= set(dump["cache"])
+    assert {"embed-pending-items", "summarize-due-layers"} <= {entry["name"] for entry in dump["schedule"]}
+    hashes = workspace_state(workspace=tenant.workspace)["layers"]
+    assert next(row for row in hashes if row["name"] == "Billing")["summary_source_hashes"] == [
+        depths["detailed"]["source_hash"]
+    ]
     json.dumps(dump, cls=DjangoJSONEncoder)
 
 

@@ -72,6 +72,11 @@ class CandidateRow:
         return self.decision in ("included", "truncated")
 
     @property
+    def pinned(self) -> bool:
+        """Pinned by an operator, whatever search also found it (its origin then says which)."""
+        return any(name == "pinned" and value != "0" for name, value in self.parts)
+
+    @property
     def decision_text(self) -> str:
         if self.decision == "included":
             return f"included at {self.depth}"
