@@ -13,11 +13,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TextIO
 
 from django.db import transaction
 
 from apps.assembly.evaluation.locomo.data import LocomoSet, Sample
 from apps.core import background
+from apps.core.progress import ProgressBar
 from apps.layers.embedder import items_embed_batch
 from apps.layers.models import Item, ItemKind, Layer, LayerKind
 from apps.layers.services import ItemInput, items_create, layer_create
@@ -77,25 +79,38 @@ def _pending(workspace_id: int) -> int:
     return Item.objects.filter(workspace_id=workspace_id, embedding__isnull=True).count()
 
 
-def wait_embedded(*, workspace_id: int, progress: Progress) -> None:
-    """Embed here (and let any background worker help) until nothing is pending, reporting progress;
-    then wait for the summaries and communities queued behind the embedding."""
+def wait_embedded(*, workspace_id: int, progress: Progress, stream: TextIO | None = None) -> None:
+    """Embed here (and let any background worker help) until nothing is pending, reporting progress
+    (a bar on `stream` when given, else messages); then wait for the summaries and communities
+    queued behind the embedding."""
     total = Item.objects.filter(workspace_id=workspace_id).count()
     deadline = time.monotonic() + EMBED_TIMEOUT_SECONDS
     started = time.monotonic()
-    while (left := _pending(workspace_id)) > 0:
-        rate = (total - left) / max(time.monotonic() - started, 1e-6)
-        progress(f"embedding: {total - left}/{total} done, {rate:.0f}/s")
-        if time.monotonic() > deadline:
-            raise LoadError(f"{left} items were still waiting for embeddings after {EMBED_TIMEOUT_SECONDS:.0f} s")
-        if items_embed_batch(workspace_id=workspace_id, batch_size=EMBED_BATCH) == 0:
-            time.sleep(0.5)  # a background worker holds the rest
+    bar = ProgressBar(total=total, label="embedding", stream=stream) if stream is not None else None
+    try:
+        while (left := _pending(workspace_id)) > 0:
+            if bar is not None:
+                bar.update(total - left)
+            else:
+                rate = (total - left) / max(time.monotonic() - started, 1e-6)
+                progress(f"embedding: {total - left}/{total} done, {rate:.0f}/s")
+            if time.monotonic() > deadline:
+                raise LoadError(f"{left} items were still waiting for embeddings after {EMBED_TIMEOUT_SECONDS:.0f} s")
+            if items_embed_batch(workspace_id=workspace_id, batch_size=EMBED_BATCH) == 0:
+                time.sleep(0.5)  # a background worker holds the rest
+        if bar is not None:
+            bar.update(total)
+    finally:
+        if bar is not None:
+            bar.close()
     progress(f"embedding: {total}/{total} done; waiting for summaries and communities")
     if not background.wait_idle(SETTLE_SECONDS):
         progress("background work still running after the wait; going on")
 
 
-def locomo_write(*, dataset: LocomoSet, progress: Progress, slug: str | None = None) -> Loaded:
+def locomo_write(
+    *, dataset: LocomoSet, progress: Progress, slug: str | None = None, stream: TextIO | None = None
+) -> Loaded:
     """A fresh workspace holding the data set, every turn embedded."""
     started = time.perf_counter()
     slug = slug or f"locomo-{int(time.time())}-{secrets.token_hex(3)}"
@@ -106,7 +121,7 @@ def locomo_write(*, dataset: LocomoSet, progress: Progress, slug: str | None = N
         for sample in dataset.samples:
             layers[sample.id] = _write_sample(workspace=workspace, root=root, sample=sample)
             progress(f"written {sample.id}: {len(sample.sessions)} sessions, {len(sample.turns)} turns")
-        wait_embedded(workspace_id=workspace.pk, progress=progress)
+        wait_embedded(workspace_id=workspace.pk, progress=progress, stream=stream)
     except BaseException:
         background.wait_idle(60)
         workspace.delete()
@@ -114,7 +129,7 @@ def locomo_write(*, dataset: LocomoSet, progress: Progress, slug: str | None = N
     return Loaded(workspace=workspace, layers=layers, load_seconds=time.perf_counter() - started, reused=False)
 
 
-def locomo_reuse(*, dataset: LocomoSet, slug: str, progress: Progress) -> Loaded:
+def locomo_reuse(*, dataset: LocomoSet, slug: str, progress: Progress, stream: TextIO | None = None) -> Loaded:
     """The workspace `slug` loaded earlier from the same data set (checked turn by turn)."""
     started = time.perf_counter()
     workspace = Workspace.objects.filter(slug=slug).first()
@@ -129,7 +144,7 @@ def locomo_reuse(*, dataset: LocomoSet, slug: str, progress: Progress) -> Loaded
     wanted = {t.external_id for s in dataset.samples for t in s.turns}
     if set(layers) != {s.id for s in dataset.samples} or not wanted <= stored:
         raise LoadError(f"workspace {slug!r} does not hold this data set (load it afresh with --keep)")
-    wait_embedded(workspace_id=workspace.pk, progress=progress)
+    wait_embedded(workspace_id=workspace.pk, progress=progress, stream=stream)
     return Loaded(
         workspace=workspace,
         layers={k: v for k, v in layers.items() if k},

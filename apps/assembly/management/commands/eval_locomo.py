@@ -14,6 +14,7 @@ from apps.assembly.evaluation.locomo.load import LoadError, locomo_reuse, locomo
 from apps.assembly.evaluation.locomo.report import report_json, report_lines
 from apps.assembly.evaluation.locomo.run import BUDGETS, TIMEOUT_MS, locomo_ask
 from apps.core import background
+from apps.core.progress import command_stream
 
 DEFAULT_PATH = Path(settings.BASE_DIR).parent / "shared" / "locomo-dev" / "locomo_dev.json"
 
@@ -63,9 +64,11 @@ class Command(BaseCommand):
         try:
             dataset = locomo_load(path=options["path"])
             if options["reuse"]:
-                loaded = locomo_reuse(dataset=dataset, slug=options["reuse"], progress=self._progress)
+                loaded = locomo_reuse(
+                    dataset=dataset, slug=options["reuse"], progress=self._progress, stream=command_stream(self.stderr)
+                )
             else:
-                loaded = locomo_write(dataset=dataset, progress=self._progress)
+                loaded = locomo_write(dataset=dataset, progress=self._progress, stream=command_stream(self.stderr))
         except (LocomoError, LoadError) as exc:
             raise CommandError(str(exc)) from exc
         try:

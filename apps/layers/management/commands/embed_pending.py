@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.core.errors import DomainError
-from apps.layers.embedder import items_embed_pending
+from apps.core.progress import ProgressBar, command_stream
+from apps.layers.embedder import items_embed_batch
+from apps.layers.models import Item
 from apps.workspaces.models import Workspace
 
 
@@ -24,8 +27,17 @@ class Command(BaseCommand):
             if workspace is None:
                 raise CommandError(f"workspace {options['workspace']!r} not found")
             workspace_id = workspace.pk
+        waiting = Item.objects.filter(embedding__isnull=True)
+        if workspace_id is not None:
+            waiting = waiting.filter(workspace_id=workspace_id)
+        bar = ProgressBar(total=waiting.count(), label="embedding", stream=command_stream(self.stderr))
+        count = 0
         try:
-            count = items_embed_pending(workspace_id=workspace_id)
+            while done := items_embed_batch(workspace_id=workspace_id, batch_size=settings.EMBEDDING_BATCH_SIZE):
+                count += done
+                bar.update(count)
         except DomainError as exc:
             raise CommandError(f"{exc.message} ({exc.code})") from exc
+        finally:
+            bar.close()
         self.stdout.write(f"Embedded {count} item(s).")
