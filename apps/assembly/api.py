@@ -18,7 +18,8 @@ from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput
 from apps.assembly.services import context_assemble, context_preview, records_flush
 from apps.core.errors import NotFound
-from apps.core.serializers import FiniteFloatField, StrictSerializer
+from apps.core.renderers import OrjsonRenderer
+from apps.core.serializers import FiniteFloatField, FloatVectorField, StrictSerializer
 from apps.layers.models import ItemKind
 from apps.workspaces.authentication import api_key_of, workspace_of
 from apps.workspaces.models import Scope
@@ -63,6 +64,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
 
 class ContextApi(APIView):
     required_scope = Scope.READ  # a query: it changes nothing a client owns
+    renderer_classes = [OrjsonRenderer]
 
     @extend_schema_serializer(component_name="ContextRequest")
     class Input(StrictSerializer):
@@ -71,9 +73,7 @@ class ContextApi(APIView):
         query = serializers.CharField(
             max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False
         )
-        query_vector = serializers.ListField(
-            child=FiniteFloatField(), max_length=8192, required=False, allow_null=True, default=None
-        )
+        query_vector = FloatVectorField(max_length=8192, required=False, allow_null=True, default=None)
         token_budget = serializers.IntegerField(
             required=False,
             allow_null=True,
@@ -155,6 +155,7 @@ class ContextPreviewApi(APIView):
     """Exactly what POST /context/ returns for the same body, plus the trace and a what-if table."""
 
     required_scope = Scope.READ  # a query: it changes nothing a client owns
+    renderer_classes = [OrjsonRenderer]
     Output = PreviewOutput
 
     @extend_schema(request=ContextApi.Input, responses=Output)

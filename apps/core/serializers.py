@@ -51,3 +51,26 @@ class FiniteFloatField(serializers.FloatField):
         if not math.isfinite(value):
             self.fail("invalid")
         return value
+
+
+class FloatVectorField(serializers.ListField):
+    """A list of finite numbers (a query vector), checked in one pass when it is one.
+
+    A 384-number vector through a FloatField per number cost ~1.5 ms of every vector request; a
+    list of plain ints and floats is checked here at once, anything else goes the per-number way,
+    so its errors name the bad positions as before.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=FiniteFloatField(), **kwargs)
+
+    def to_internal_value(self, data: Any) -> list[float]:
+        if type(data) is list and all(type(x) is float or type(x) is int for x in data):
+            try:
+                values = [float(x) for x in data]
+            except OverflowError:  # an int past float's range: the per-number path says where
+                values = [math.inf]
+            if all(map(math.isfinite, values)):
+                return values
+        result: list[float] = super().to_internal_value(data)
+        return result

@@ -10,19 +10,9 @@ class LayersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.backends.signals import connection_created
-
-        connection_created.connect(_on_connection_created, dispatch_uid="layers_vector_session")
-
         from apps.workspaces.signals import workspace_created
 
         workspace_created.connect(_on_workspace_created, dispatch_uid="layers_company_root")
-
-
-def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
-    from apps.layers import vectors
-
-    vectors.configure_session(connection)
 
 
 def _on_workspace_created(sender: Any, workspace: Any, **kwargs: Any) -> None:

@@ -202,9 +202,7 @@ class Item(models.Model):
             # The turns next to a hit (apps/assembly/adjacency.py): one index step each way, where
             # the (workspace, layer, kind) index read and sorted the whole session (2.7-4.0 -> 0.35 ms
             # for 10 hits at 100k items).
-            models.Index(
-                fields=["layer", "created_at", "id"], condition=Q(kind="message"), name="item_message_order"
-            ),
+            models.Index(fields=["layer", "created_at", "id"], condition=Q(kind="message"), name="item_message_order"),
             GinIndex(fields=["search_vector"], name="item_search_vector_gin"),
         ]
 

@@ -21,25 +21,25 @@ log = logging.getLogger(__name__)
 HNSW_INDEX = "item_embedding_hnsw_cosine"
 
 
+_available: dict[tuple[str, ...], bool] = {}  # per database, for the process's life
+
+
+def _database(conn: BaseDatabaseWrapper) -> tuple[str, ...]:
+    settings = conn.settings_dict
+    return (conn.alias, str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
+
+
 def vector_available(connection: BaseDatabaseWrapper | None = None) -> bool:
-    """Whether the pgvector extension is installed in this database (cached per connection)."""
+    """Whether the pgvector extension is installed in this database (asked once per process and database:
+    under ASGI every request has a connection wrapper of its own)."""
     conn = connection or default_connection
-    cached = getattr(conn, "_ca_vector_available", None)
+    cached = _available.get(_database(conn))
     if cached is None:
         with conn.cursor() as cur:
             cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
             cached = cur.fetchone() is not None
-        conn._ca_vector_available = cached  # type: ignore[attr-defined]
-    return bool(cached)
-
-
-def configure_session(connection: BaseDatabaseWrapper) -> None:
-    """Per new connection: filtered HNSW scans go on until `limit` rows pass the filters.
-
-    A dotted name is a valid placeholder setting even where pgvector is absent.
-    """
-    with connection.cursor() as cur:
-        cur.execute("SET hnsw.iterative_scan = relaxed_order")
+        _available[_database(conn)] = cached
+    return cached
 
 
 def install_extension(connection: BaseDatabaseWrapper) -> bool:
@@ -48,10 +48,10 @@ def install_extension(connection: BaseDatabaseWrapper) -> bool:
         cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
         if cur.fetchone() is None:
             log.warning("pgvector is not available on this PostgreSQL: keyword search only")
-            connection._ca_vector_available = False  # type: ignore[attr-defined]
+            _available[_database(connection)] = False
             return False
         cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    connection._ca_vector_available = True  # type: ignore[attr-defined]
+    _available[_database(connection)] = True
     return True
 
 

@@ -50,7 +50,14 @@ def test_it_times_every_mode_in_process_and_over_http_without_an_error(transacti
     assert data["floor_ms"] > 0 and data["floor_ratio"] > 0 and data["embedding_items_per_s"] > 0
 
 
-def test_it_seeds_a_project_of_sessions_and_rebuilds_the_vector_index(transactional_db: None) -> None:
+def _item_indexes() -> set[tuple[str, str]]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'layers_item'")
+        return set(cur.fetchall())
+
+
+def test_it_seeds_a_project_of_sessions_by_copy_and_rebuilds_every_index(transactional_db: None) -> None:
+    indexes = _item_indexes()
     seeded = bench_seed(items=120, rebuild_index_from=100)
 
     project = Layer.objects.get(pk=seeded.layer_id)
@@ -63,7 +70,9 @@ def test_it_seeds_a_project_of_sessions_and_rebuilds_the_vector_index(transactio
         "spec",
         "package",
     }
-    assert seeded.index_rebuilt and "HNSW rebuild" in [name for name, _ in seeded.phases]
+    phases = [name for name, _ in seeded.phases]
+    assert seeded.index_rebuilt and "COPY 120 rows" in phases and f"index {HNSW_INDEX}" in phases
+    assert _item_indexes() == indexes  # every index dropped for the load is back, as it was
     if vector_available():
         with connection.cursor() as cur:
             cur.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [HNSW_INDEX])

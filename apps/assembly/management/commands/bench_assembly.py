@@ -7,9 +7,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.assembly.benchmark import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
+from apps.assembly.benchmark.corpus import request_bodies
+from apps.assembly.benchmark.recall_curve import ef_search_curve
+from apps.assembly.benchmark.seed import Seeded
 
 
 class Command(BaseCommand):
@@ -34,6 +39,12 @@ class Command(BaseCommand):
             "--reuse", metavar="SLUG", help="time a workspace kept by an earlier --keep run (kept again)"
         )
         parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+        parser.add_argument(
+            "--ef-search-curve",
+            metavar="LIST",
+            help="comma-separated hnsw.ef_search values: print recall@RETRIEVAL_CANDIDATES against exact search "
+            "and the search latency for each (on the seeded or reused workspace), instead of the timings",
+        )
         parser.add_argument(
             "--embedding-batch", type=int, default=64, help="batch size of the embedding-rate measurement; 0 skips it"
         )
@@ -60,6 +71,9 @@ class Command(BaseCommand):
         else:
             seeded = bench_seed(items=options["items"])
         try:
+            if options["ef_search_curve"]:
+                self._curve(seeded, options["ef_search_curve"], options["queries"])
+                return
             result = bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
             if options["json"]:
                 figures = result.json(items=seeded.items, concurrency=options_.concurrency)
@@ -72,3 +86,18 @@ class Command(BaseCommand):
                 started = time.perf_counter()
                 bench_delete(seeded=seeded)
                 self.stdout.write(f"deleted the bench workspace in {time.perf_counter() - started:.1f}s")
+
+    def _curve(self, seeded: Seeded, values: str, queries: int) -> None:
+        try:
+            efs = sorted({int(part) for part in values.split(",") if part.strip()})
+        except ValueError as exc:
+            raise CommandError(f"--ef-search-curve takes comma-separated integers, got {values!r}") from exc
+        if not efs or efs[0] < 1 or efs[-1] > 1000:
+            raise CommandError("--ef-search-curve values must be within 1-1000")
+        k = settings.RETRIEVAL_CANDIDATES
+        bodies = request_bodies(layer_id=seeded.layer_id, mode="vector", tickets=list(range(queries)), budget=1)
+        vectors = [np.asarray(body["query_vector"], dtype=np.float32) for body in bodies]
+        self.stdout.write(f"{seeded.items:,} items, {queries} query vectors, recall@{k} against exact search")
+        self.stdout.write(f"{'ef_search':>9} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
+        for point in ef_search_curve(workspace_id=seeded.workspace.pk, vectors=vectors, efs=efs, k=k):
+            self.stdout.write(f"{point.ef_search:>9} {point.recall:>7.3f} {point.p50_ms:>7.1f} {point.p95_ms:>7.1f}")
