@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from apps.core.body_limit import BodyLimitMiddleware  # noqa: E402
+from apps.core.client_gone import ClientGoneMiddleware  # noqa: E402
 from apps.core.websocket import websocket_urlpatterns  # noqa: E402
 from apps.mcp_server.endpoint import with_mcp  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
@@ -24,7 +25,7 @@ if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
 
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimitMiddleware(with_mcp(django_asgi_app)),
+        "http": BodyLimitMiddleware(with_mcp(ClientGoneMiddleware(django_asgi_app))),
         "websocket": ApiKeyWebsocketMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )

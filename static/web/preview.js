@@ -1,6 +1,6 @@
 /* The preview page's behaviour (no inline scripts: the CSP forbids them).
- * - progress and cancel for the htmx request that assembles (the browser stops waiting; the server
- *   finishes within its deadline and records it);
+ * - progress and cancel for the htmx request that assembles (the server sees its client leave and
+ *   stops at its next stage, recording nothing);
  * - copy the assembled context to the clipboard;
  * - streaming mode: the same request to /preview/stream/ read as Server-Sent Events, chunk by chunk;
  *   Cancel aborts the fetch, and the server stops assembling at its next stage (nothing is recorded).
@@ -48,8 +48,7 @@
     });
   });
   document.addEventListener("htmx:abort", function (event) {
-    if (event.target === previewForm()) say("Cancelled here; the server still finishes this assembly (within its deadline). " +
-      "Stream's Cancel stops the server too.");
+    if (event.target === previewForm()) say("Cancelled: the server stops assembling at its next stage and records nothing.");
   });
 
   document.addEventListener("click", function (event) {

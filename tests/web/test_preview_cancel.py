@@ -37,8 +37,9 @@ CANCELLED = re.compile(r'^context_architect_assemblies_cancelled_total\{stage="(
 
 @pytest.fixture
 def patient_locks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server's statements wait for this test's lock instead of giving up after 2 s (set before `daphne`)."""
+    """The server's statements wait for this test's lock instead of giving up (set before `daphne`)."""
     monkeypatch.setenv("DB_LOCK_TIMEOUT_MS", "120000")
+    monkeypatch.setenv("DB_STATEMENT_TIMEOUT_MS", "120000")
 
 
 @pytest.fixture
@@ -91,11 +92,38 @@ def stream_events(base: str, path: str, cookie: str) -> list[tuple[str, dict[str
 
 def waiting_on_a_lock() -> bool:
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")  # else a transaction sees its first snapshot
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
             "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
         )
         return bool(cursor.fetchone()[0])
+
+
+def cancel_mid_way(base: str, path: str, cookie: str, log: Path, *, head: str = "") -> dict[str, float]:
+    """Hold the server's assembly on a lock, hang up (after reading `head`, if any), let it go on:
+    the stages it stopped before, as /metrics counts them."""
+    assert cancelled(base) == {}
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {Item._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        sock = open_stream(base, path, cookie)
+        received = ""
+        while head not in received and (part := sock.recv(4096).decode()):
+            received += part
+        assert received.startswith("HTTP/1.1 200") if head else not received, received
+        wait_until(waiting_on_a_lock, timeout=90, what="the server to wait on the items lock")
+        sock.close()  # the page's Cancel: the request is aborted, the connection closes
+        wait_until(lambda: "client went away" in log.read_text(), timeout=30, what="the server to see it")
+    # The lock went at commit: the search that waited on it finishes, and the next stage boundary stops the rest.
+    stages = wait_until(lambda: cancelled(base), timeout=60, what="the server to count the cancelled assembly")
+    assert sum(stages.values()) == 1, stages
+    wait_until(lambda: not waiting_on_a_lock(), timeout=30, what="the server's queries to end")
+    return stages
+
+
+def query_string(layer: Layer) -> str:
+    return urllib.parse.urlencode({"layer": layer.pk, "query": "invoices region", "token_budget": 300, "timeout_ms": 0})
 
 
 def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
@@ -105,26 +133,9 @@ def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
     tmp_path: Path,
 ) -> None:
     tenant, layer, cookie = project
-    path = "/preview/stream/?" + urllib.parse.urlencode(
-        {"layer": layer.pk, "query": "invoices region", "token_budget": 300, "timeout_ms": 0}
-    )
-    assert cancelled(daphne) == {}
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(f"LOCK TABLE {Item._meta.db_table} IN ACCESS EXCLUSIVE MODE")
-        sock = open_stream(daphne, path, cookie)
-        head = ""
-        while "event: progress" not in head and (part := sock.recv(4096).decode()):
-            head += part
-        assert head.startswith("HTTP/1.1 200") and "event: progress" in head, head
-        wait_until(waiting_on_a_lock, timeout=90, what="the assembly to wait on the items lock")
-        sock.close()  # the page's Cancel: the fetch is aborted, the connection closes
-        log = tmp_path / "daphne.log"  # the daphne fixture's
-        wait_until(lambda: "the client left" in log.read_text(), timeout=30, what="the server to see the disconnect")
-    # The lock went at commit: the search that waited on it finishes, and the next stage boundary stops the rest.
-    stages = wait_until(lambda: cancelled(daphne), timeout=60, what="the server to count the cancelled assembly")
-    assert sum(stages.values()) == 1, stages
-    wait_until(lambda: not waiting_on_a_lock(), timeout=30, what="the server's queries to end")
+    path = f"/preview/stream/?{query_string(layer)}"
+    stages = cancel_mid_way(daphne, path, cookie, tmp_path / "daphne.log", head="event: progress")
+    assert "the client left" in (tmp_path / "daphne.log").read_text()  # the stream's own note
     assert not AssemblyRecord.objects.filter(workspace=tenant.workspace).exists()  # never recorded
 
     fresh = stream_events(daphne, path, cookie)
@@ -133,3 +144,24 @@ def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
     again = stream_events(daphne, path, cookie)
     assert again[-1][1]["cached"] is True  # the complete one was
     assert cancelled(daphne) == stages  # and neither of them was cancelled
+
+
+def test_a_cancelled_preview_page_stops_the_assembly_and_records_nothing(
+    patient_locks: None,
+    daphne: str,  # noqa: F811  (fixture)
+    project: tuple[Tenant, Layer, str],
+    tmp_path: Path,
+) -> None:
+    tenant, layer, cookie = project
+    path = f"/preview/?{query_string(layer)}"
+    # The page waits on the lock before its assembly (its layer list counts items): once the client
+    # has gone, the assembly stops at its first stage boundary.
+    stages = cancel_mid_way(daphne, path, cookie, tmp_path / "daphne.log")  # no head: the view is still working
+    assert stages == {"embedding": 1.0}
+    assert not AssemblyRecord.objects.filter(workspace=tenant.workspace).exists()
+
+    request = urllib.request.Request(f"{daphne}{path}", headers={"Cookie": f"sessionid={cookie}"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        assert response.status == 200 and "preview-result" in response.read().decode()
+    wait_until(lambda: AssemblyRecord.objects.filter(workspace=tenant.workspace).count() == 1, what="one record")
+    assert cancelled(daphne) == stages

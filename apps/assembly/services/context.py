@@ -62,8 +62,7 @@ def context_assemble(
         if cancelled is not None and cancelled():
             raise AssemblyCancelled("record")  # assembled, but nobody waits for it: leave no trace
     except AssemblyCancelled as exc:
-        ASSEMBLIES_CANCELLED.labels(stage=exc.stage).inc()
-        logging.getLogger(__name__).info("workspace %s: %s", workspace.pk, exc)
+        note_cancelled(workspace, exc)
         raise
     result = result_of(outcome)
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
@@ -79,6 +78,12 @@ def context_assemble(
             key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
         )
     return result
+
+
+def note_cancelled(workspace: Workspace, exc: AssemblyCancelled) -> None:
+    """Count and log an assembly its caller cancelled (it leaves nothing else behind)."""
+    ASSEMBLIES_CANCELLED.labels(stage=exc.stage).inc()
+    logging.getLogger(__name__).info("workspace %s: %s", workspace.pk, exc)
 
 
 def context_warm(*, workspace_id: int, params: ContextParams) -> None:

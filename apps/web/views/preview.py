@@ -2,7 +2,8 @@
 
 The request lives in the URL (a GET form): a reload or a shared link shows the same preview, and
 a what-if row is a link to the same request at another budget. HTMX swaps only #preview-result
-(and pushes the URL); the Cancel button aborts that request, the server's deadline applies.
+(and pushes the URL); the Cancel button aborts that request, and the server, seeing its client
+gone (apps/core/client_gone.py), stops the assembly at its next stage and records nothing (499).
 Bad input and domain errors are form errors, never a 500. Any member may preview: it reads, and
 the record it leaves is the same an agent's request would.
 """
@@ -12,7 +13,9 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from apps.assembly.deadline import AssemblyCancelled
 from apps.assembly.services import context_preview
+from apps.core.client_gone import client_gone
 from apps.core.errors import DomainError
 from apps.core.htmx import render_page_or_partial
 from apps.web.access import workspace_view
@@ -23,6 +26,7 @@ from apps.web.workspace_choice import WorkspaceAccess
 
 PREVIEW_TEMPLATE = "web/preview/page.html"
 PREVIEW_PARTIAL = "result"
+CLIENT_CLOSED_REQUEST = 499  # nginx's code for "the client left first": nobody reads this answer
 
 
 @require_GET
@@ -36,7 +40,9 @@ def preview(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
         form = PreviewForm(request.GET, workspace=workspace, layers=rows)
         if form.is_valid():
             try:
-                answer = context_preview(workspace=workspace, params=form.params())
+                answer = context_preview(workspace=workspace, params=form.params(), cancelled=client_gone(request))
+            except AssemblyCancelled:
+                return HttpResponse(status=CLIENT_CLOSED_REQUEST)
             except DomainError as exc:  # e.g. a budget out of range: resolve.py is the one check
                 field = {"invalid_token_budget": "token_budget", "unknown_template": "template"}.get(exc.code)
                 form.add_error(field, f"{exc.message} ({exc.code})")
