@@ -105,8 +105,32 @@ def workspace_create(
     return workspace, api_key_create(workspace=workspace, name=key_name)
 
 
+def _keep_an_admin(*, workspace: Workspace, leaving: Membership) -> None:
+    """Refuse to leave a workspace without a member who can manage its keys and members."""
+    if leaving.role != Role.ADMIN:
+        return
+    others = Membership.objects.filter(workspace=workspace, role=Role.ADMIN).exclude(pk=leaving.pk)
+    if not others.select_for_update().exists():
+        raise Conflict(
+            f"{leaving.user.get_username()} is the last admin of {workspace.name}: make another member admin first.",
+            code="last_admin",
+        )
+
+
+@transaction.atomic
 def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -> Membership:
+    """Add `user` to the workspace with `role`, or change their role; the last admin stays admin (`last_admin`)."""
     if role not in Role.values:
         raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code="invalid_role")
+    current = Membership.objects.select_for_update().filter(workspace=workspace, user=user).first()
+    if current is not None and role != Role.ADMIN:
+        _keep_an_admin(workspace=workspace, leaving=current)
     membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
     return membership
+
+
+@transaction.atomic
+def membership_remove(*, membership: Membership) -> None:
+    """Remove a member; the last admin cannot be removed (`last_admin`)."""
+    _keep_an_admin(workspace=membership.workspace, leaving=membership)
+    membership.delete()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 from playwright.sync_api import Browser
@@ -38,10 +41,15 @@ def pattern_of(workspace: Workspace, signature: str = "TimeoutError: upstream <N
 
 def test_it_lists_patterns_with_their_counters(people: People, tenant: Tenant) -> None:
     pattern = pattern_of(tenant.workspace)
+    seen = timezone.now() - timedelta(days=10)
+    ErrorPattern.objects.filter(pk=pattern.pk).update(last_seen=seen)
+    expires = timezone.localtime(seen + timedelta(days=settings.ERROR_PATTERN_TTL_DAYS)).strftime("%Y-%m-%d %H:%M")
     html = signed_in("vera").get("/patterns/?q=Timeout").content.decode()
-    assert f'href="/patterns/{pattern.pk}/"' in html and "0.70" in html and "days after last seen" in html
+    assert f'href="/patterns/{pattern.pk}/"' in html and "0.70" in html
+    assert f">{expires}</time>" in html  # the date the hourly sweep removes it unless it is seen again
     detail = signed_in("vera").get(f"/patterns/{pattern.pk}/").content.decode()
     assert "[REDACTED]" in detail and "Raise the client timeout" in detail and "Save pattern" not in detail
+    assert f">{expires}</time> unless it is seen again" in detail
 
 
 def test_it_lets_an_operator_correct_and_delete_a_pattern(people: People, tenant: Tenant) -> None:

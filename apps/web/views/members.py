@@ -14,7 +14,7 @@ from apps.core.errors import DomainError
 from apps.web.access import workspace_view
 from apps.web.workspace_choice import WorkspaceAccess
 from apps.workspaces.models import ApiKey, Membership, Role, Scope
-from apps.workspaces.services import api_key_create, api_key_revoke, membership_set
+from apps.workspaces.services import api_key_create, api_key_revoke, membership_remove, membership_set
 
 
 class KeyForm(forms.Form):
@@ -29,8 +29,12 @@ class MemberForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
 
 
-def _page(request: HttpRequest, access: WorkspaceAccess, **forms_: forms.Form) -> HttpResponse:
+def _page(
+    request: HttpRequest, access: WorkspaceAccess, *, error: str = "", status: int = 0, **forms_: forms.Form
+) -> HttpResponse:
+    """The page; with a form that failed (422) or an `error` refused by a service (its `status`)."""
     context = {
+        "error": error,
         "keys": ApiKey.objects.filter(workspace=access.current).order_by("-created_at"),
         "members": Membership.objects.filter(workspace=access.current)
         .select_related("user")
@@ -40,7 +44,7 @@ def _page(request: HttpRequest, access: WorkspaceAccess, **forms_: forms.Form) -
         "member_form": forms_.get("member_form") or MemberForm(),
         "crumbs": [("Keys and members", None)],
     }
-    return render(request, "web/members/page.html", context, status=422 if forms_ else 200)
+    return render(request, "web/members/page.html", context, status=status or (422 if forms_ else 200))
 
 
 @workspace_view(Role.ADMIN)
@@ -92,9 +96,13 @@ def member_set(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
                 "username", "No user has this username (create it with manage.py createsuperuser or the admin)."
             )
         else:
-            membership_set(workspace=access.current, user=user, role=form.cleaned_data["role"])
-            messages.success(request, f"{user.get_username()} is now {form.cleaned_data['role']} here.")
-            return HttpResponseRedirect(reverse("web:members"))
+            try:
+                membership_set(workspace=access.current, user=user, role=form.cleaned_data["role"])
+            except DomainError as exc:
+                form.add_error("role", f"{exc.message} ({exc.code})")
+            else:
+                messages.success(request, f"{user.get_username()} is now {form.cleaned_data['role']} here.")
+                return HttpResponseRedirect(reverse("web:members"))
     return _page(request, access, member_form=form)
 
 
@@ -104,6 +112,9 @@ def member_remove(request: HttpRequest, access: WorkspaceAccess, membership_id: 
     membership = Membership.objects.filter(workspace=access.current, pk=membership_id).select_related("user").first()
     if membership is None:
         raise Http404("No such member in this workspace.")
-    membership.delete()
+    try:
+        membership_remove(membership=membership)
+    except DomainError as exc:
+        return _page(request, access, error=f"{exc.message} ({exc.code})", status=exc.status)
     messages.success(request, f"{membership.user.get_username()} removed from the workspace.")
     return HttpResponseRedirect(reverse("web:members"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, DateTimeField, ExpressionWrapper, F
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -27,12 +29,18 @@ class PatternForm(forms.Form):
     confidence = forms.FloatField(min_value=0.0, max_value=1.0, help_text="0 to 1; hints are matched above a floor")
 
 
+def _expires_at() -> ExpressionWrapper:
+    """When the hourly sweep removes a pattern unless it is seen again (error_patterns.services.patterns_expire)."""
+    ttl = timedelta(days=settings.ERROR_PATTERN_TTL_DAYS)
+    return ExpressionWrapper(F("last_seen") + ttl, output_field=DateTimeField())
+
+
 @workspace_view()
 def patterns(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     """Signature, confidence, occurrences, hints injected and failures after a hint, last seen, expiry."""
     assert access.current is not None
     rows = patterns_list(workspace=access.current, signature=request.GET.get("q", "").strip()).annotate(
-        hints=Count("injections")
+        hints=Count("injections"), expires_at=_expires_at()
     )
     page = Paginator(rows, 50).get_page(request.GET.get("page", "1"))
     context = {"page": page, "q": request.GET.get("q", ""), "ttl_days": settings.ERROR_PATTERN_TTL_DAYS}
@@ -41,7 +49,9 @@ def patterns(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
 
 def _pattern(access: WorkspaceAccess, pattern_id: int) -> ErrorPattern:
     pattern = (
-        ErrorPattern.objects.filter(workspace=access.current, pk=pattern_id).annotate(hints=Count("injections")).first()
+        ErrorPattern.objects.filter(workspace=access.current, pk=pattern_id)
+        .annotate(hints=Count("injections"), expires_at=_expires_at())
+        .first()
     )
     if pattern is None:
         raise Http404("No such pattern in this workspace.")
