@@ -122,7 +122,7 @@ def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -
     """Add `user` to the workspace with `role`, or change their role; the last admin stays admin (`last_admin`)."""
     if role not in Role.values:
         raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code="invalid_role")
-    current = Membership.objects.select_for_update().filter(workspace=workspace, user=user).first()
+    current = Membership.objects.select_for_update().filter(workspace=workspace, user_id=user.pk).first()
     if current is not None and role != Role.ADMIN:
         _keep_an_admin(workspace=workspace, leaving=current)
     membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
