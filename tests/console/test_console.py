@@ -285,3 +285,14 @@ def test_a_cache_hit_shows_its_originals_zone_and_the_zone_filter_finds_it(
     everything = {str(record.trace_id): zone for record, zone in staff.get("/console/").context["rows"]}
     assert everything[str(hit.trace_id)] == "conservative"
     assert set(everything.values()) == {"conservative", "normal"}
+
+
+def test_a_partial_assembly_says_so_in_its_figures_beside_the_deadline_warning(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    partial = assemble(tenant, project, "billing notes", timeout_ms=1)
+    whole = assemble(tenant, project, "invoices")
+    html = staff.get(f"/console/traces/{partial}/").content.decode()
+    assert '<dd id="trace-partial"><span class="badge warn">partial</span>' in html
+    assert "deadline" in html
+    assert '<dd id="trace-partial">no</dd>' in staff.get(f"/console/traces/{whole}/").content.decode()

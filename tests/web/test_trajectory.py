@@ -81,3 +81,64 @@ def test_it_reads_a_long_trajectory_in_a_fixed_number_of_queries(
         assemble(tenant, chat, query="payment queue retries", token_budget=budget)
     with django_assert_max_num_queries(4):  # type: ignore[operator]
         assert len(session_trajectory(layer=chat.layer).turns) == 6
+
+
+def test_the_sessions_list_counts_the_same_assemblies_as_each_sessions_page(
+    tenant: Tenant, django_assert_max_num_queries: object
+) -> None:
+    from apps.assembly.models import AssemblyRecord
+    from apps.layers.services import layer_create
+    from apps.web.selectors.sessions import sessions_list
+
+    conversation = layer_create(
+        workspace=tenant.workspace, kind="multi_session", name="Retry storm", parent=tenant.root, external_id="m-1"
+    )
+    session = layer_create(workspace=tenant.workspace, kind="session", name="Day 1", parent=conversation)
+
+    def record(layer_id: int, session_id: str = "") -> AssemblyRecord:
+        return AssemblyRecord(
+            workspace=tenant.workspace,
+            layer_id=layer_id,
+            session=session_id,
+            request={"query": "q"},
+            model="gpt-4o",
+            encoding="o200k_base",
+            tokens_used=10,
+            token_budget=100,
+            items_included=1,
+            elapsed_ms=1.0,
+        )
+
+    AssemblyRecord.objects.bulk_create(
+        [
+            record(session.pk),
+            record(session.pk),
+            record(conversation.pk),
+            record(tenant.root.pk, "m-1"),  # made elsewhere, naming the conversation as its session
+            record(tenant.root.pk),  # neither
+        ]
+    )
+    with django_assert_max_num_queries(3):  # type: ignore[operator]
+        rows = {row.id: row.assemblies for row in sessions_list(workspace=tenant.workspace)}
+    assert rows == {conversation.pk: 4, session.pk: 2}
+    for layer in (conversation, session):
+        assert rows[layer.pk] == len(session_trajectory(layer=layer).turns)
+
+
+def test_a_partial_turn_is_marked_on_the_sessions_page(tenant: Tenant, chat: Conversation, client: object) -> None:
+    from django.contrib.auth import get_user_model
+
+    from apps.workspaces.models import Membership, Role
+
+    whole = assemble(tenant, chat, query="payment queue retries", token_budget=300)
+    partial = context_assemble(
+        workspace=tenant.workspace,
+        params=ContextParams(layer_id=chat.layer.pk, query="dashboards tomorrow", token_budget=300, timeout_ms=1),
+    ).trace_id
+    turns = {turn.trace_id: turn for turn in session_trajectory(layer=chat.layer).turns}
+    assert turns[partial].partial and not turns[whole].partial
+    user = get_user_model().objects.create_user(username="pat", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    client.force_login(user)  # type: ignore[attr-defined]
+    html = client.get(f"/sessions/{chat.layer.pk}/").content.decode()  # type: ignore[attr-defined]
+    assert html.count('<span class="badge warn">partial</span>') == 1

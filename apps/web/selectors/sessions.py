@@ -1,14 +1,19 @@
-"""The sessions and conversations of a workspace, with their message and assembly counts (3 queries)."""
+"""The sessions and conversations of a workspace, with their message and assembly counts.
+
+Three queries whatever the number of rows: the layers, the layer tree, the grouped records.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from django.db.models import Count, Max, Q
 
 from apps.assembly.models import AssemblyRecord
 from apps.layers.models import ItemKind, Layer, LayerKind
+from apps.layers.selectors import layer_scope, layer_tree
 from apps.workspaces.models import Workspace
 
 CONVERSATION_KINDS = (LayerKind.MULTI_SESSION, LayerKind.SESSION)
@@ -33,12 +38,26 @@ def sessions_list(*, workspace: Workspace, limit: int = 200) -> list[SessionRow]
         .annotate(messages=Count("items", filter=Q(items__kind=ItemKind.MESSAGE)))
         .order_by("-id")[:limit]
     )
-    figures = {
-        row["layer_id"]: row
-        for row in AssemblyRecord.objects.filter(workspace=workspace, layer_id__in=[layer.pk for layer in layers])
-        .values("layer_id")
+    # The same assemblies as the session's page (trajectory.session_records): made on the layer or
+    # below it, or naming it as their session; grouped once, then summed per row (each group once).
+    tree = layer_tree(workspace_id=workspace.pk)
+    subtrees = {layer.pk: {layer.pk, *layer_scope(tree=tree, layer_id=layer.pk)[2]} for layer in layers}
+    external_ids = [layer.external_id for layer in layers if layer.external_id]
+    groups = list(
+        AssemblyRecord.objects.filter(workspace=workspace)
+        .filter(Q(layer_id__in=set().union(*subtrees.values())) | Q(session__in=external_ids))
+        .values("layer_id", "session")
         .annotate(n=Count("id"), last=Max("created_at"))
-    }
+    )
+    figures: dict[int, dict[str, Any]] = {}
+    for layer in layers:
+        mine = [
+            g
+            for g in groups
+            if g["layer_id"] in subtrees[layer.pk] or (layer.external_id and g["session"] == layer.external_id)
+        ]
+        if mine:
+            figures[layer.pk] = {"n": sum(g["n"] for g in mine), "last": max(g["last"] for g in mine)}
     rows = [
         SessionRow(
             id=layer.pk,

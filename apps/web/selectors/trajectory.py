@@ -38,6 +38,7 @@ class Turn:
     elapsed_ms: float
     cached: bool
     included: frozenset[tuple[str, int]]
+    partial: bool = False  # the deadline passed: some sources are missing from this turn
     entered: tuple[tuple[str, int], ...] = ()
     left: tuple[tuple[str, int], ...] = ()
     entered_labels: tuple[str, ...] = ()
@@ -86,9 +87,17 @@ def session_trajectory(*, layer: Layer, limit: int = MAX_TURNS) -> Trajectory:
     rows = list(
         AssemblyRecord.objects.filter(session_records(layer=layer))
         .order_by("-created_at", "-id")
-        .values("trace_id", "created_at", "request", "tokens_used", "token_budget", "elapsed_ms", "sampled", "trace")[
-            : limit + 1
-        ]
+        .values(
+            "trace_id",
+            "created_at",
+            "request",
+            "tokens_used",
+            "token_budget",
+            "elapsed_ms",
+            "sampled",
+            "partial",
+            "trace",
+        )[: limit + 1]
     )
     truncated = len(rows) > limit
     rows = rows[:limit][::-1]
@@ -129,6 +138,7 @@ def session_trajectory(*, layer: Layer, limit: int = MAX_TURNS) -> Trajectory:
             elapsed_ms=row["elapsed_ms"],
             cached=bool(cached_from),
             included=keys,
+            partial=bool(row["partial"]),
             entered=tuple(sorted(keys - previous.included)) if previous is not None else tuple(sorted(keys)),
             left=tuple(sorted(previous.included - keys)) if previous is not None else (),
         )
