@@ -14,9 +14,9 @@ from django.conf import settings  # noqa: E402
 
 from apps.core.body_limit import BodyLimitMiddleware  # noqa: E402
 from apps.core.client_gone import ClientGoneMiddleware  # noqa: E402
-from apps.core.websocket import websocket_urlpatterns  # noqa: E402
 from apps.mcp_server.endpoint import with_mcp  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
+from contextarch.websocket import websocket_urlpatterns  # noqa: E402
 
 if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
     from apps.core.periodic import start_inprocess_beat

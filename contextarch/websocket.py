@@ -1,4 +1,4 @@
-"""WebSocket routes of the service (Channels); consumers live in their apps."""
+"""WebSocket routes of the service (Channels); consumers live in their apps, the routes that join them here."""
 
 from __future__ import annotations
 
