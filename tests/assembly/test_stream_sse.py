@@ -58,7 +58,8 @@ def assert_same_chunks(streamed: list[dict[str, Any]], expected: list[dict[str, 
 
 def test_it_streams_the_chunks_of_the_non_streaming_call_then_the_totals(tenant: Tenant) -> None:
     load(tenant)
-    body = {"layer": tenant.root.pk, "query": QUESTION, "token_budget": 60, "format": "text"}
+    # No deadline (timeout_ms 0): under machine load the 500 ms default can cut one of the two answers short.
+    body = {"layer": tenant.root.pk, "query": QUESTION, "token_budget": 60, "format": "text", "timeout_ms": 0}
     expected = tenant.client.post("/api/v1/context/", body, format="json").json()
     assert len(expected["chunks"]) >= 2, expected  # one of them cut to fit, with the engine of today
 
