@@ -15,6 +15,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.web.selectors.candidates import origin_of
 from apps.workspaces.models import Membership, Role
 from tests.conftest import Tenant
 
@@ -296,3 +297,14 @@ def test_a_partial_assembly_says_so_in_its_figures_beside_the_deadline_warning(
     assert '<dd id="trace-partial"><span class="badge warn">partial</span>' in html
     assert "deadline" in html
     assert '<dd id="trace-partial">no</dd>' in staff.get(f"/console/traces/{whole}/").content.decode()
+
+
+def test_a_trace_recorded_before_origins_gets_the_best_guess() -> None:
+    assert origin_of({"source": "item", "origin": "neighbour", "parts": {}}) == "neighbour"
+    assert origin_of({"source": "item", "parts": {"vector_rank": 1, "keyword_rank": 4}}) == "both"
+    assert origin_of({"source": "item", "parts": {"keyword_rank": 2, "pinned": 1}}) == "keyword"
+    assert origin_of({"source": "item", "parts": {"pinned": 1}}) == "pinned"
+    assert origin_of({"source": "community", "parts": {}}) == "community"
+    assert origin_of({"source": "error_hint", "parts": {}}) == "hint"
+    assert origin_of({"source": "item", "kind": "message", "parts": {}}) == "conversation"
+    assert origin_of({"source": "item", "kind": "memory", "parts": {}}) == "related"
