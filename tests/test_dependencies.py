@@ -42,7 +42,6 @@ KNOWN: set[tuple[str, str]] = {
     ("apps/core/demo.py", "workspaces"),
     ("apps/core/demo_content.py", "layers"),
     ("apps/error_patterns/hints.py", "assembly"),
-    ("apps/workspaces/selectors.py", "layers"),
 }
 
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
+from apps.core import background, embeddings
 from apps.core.errors import NotFound
+from apps.layers.embedding_rate import rate_recent
 from apps.layers.models import Item, Layer, Relationship
+from apps.layers.vectors import vector_available
 from apps.workspaces.models import Workspace
 
 
@@ -119,3 +125,31 @@ def items_list(
 
 def items_pending_embedding_count(*, workspace: Workspace) -> int:
     return Item.objects.filter(workspace=workspace, embedding__isnull=True).count()
+
+
+def workspace_items_status(*, workspace: Workspace) -> dict[str, Any]:
+    """Layers' part of the workspace status (`GET /api/v1/status/`, answering `workspaces.signals.status_read`):
+    counts, embedding backlog, background queue and active providers.
+
+    A client that bulk-loads polls this until `items_pending_embedding` is 0;
+    `embedding_eta_seconds` is that backlog over the embedder's recent rate (null before it has one).
+    """
+    provider = embeddings.get_provider()
+    pending = Item.objects.filter(workspace=workspace, embedding__isnull=True).count()
+    rate = rate_recent()
+    return {
+        "layers": Layer.objects.filter(workspace=workspace).count(),
+        "items": Item.objects.filter(workspace=workspace).count(),
+        "items_pending_embedding": pending,
+        "embedding_items_per_s": None if rate is None else round(rate, 2),
+        "embedding_eta_seconds": 0.0 if not pending else None if rate is None else round(pending / rate, 1),
+        "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
+        "providers": {
+            "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},
+            "vector_search": "pgvector" if vector_available() else None,
+            "keyword_search": "postgresql-fts",
+            "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
+            "tokenizer": "tiktoken",
+            "default_model": settings.DEFAULT_MODEL,
+        },
+    }

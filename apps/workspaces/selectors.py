@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from apps.workspaces import key_cache
 from apps.workspaces.keys import hash_secret
 from apps.workspaces.models import ApiKey, Membership, Workspace
+from apps.workspaces.signals import status_read
 
 
 def api_key_get_active(*, secret: str) -> ApiKey | None:
@@ -37,33 +37,8 @@ def membership_get(*, workspace: Workspace, user: AbstractBaseUser) -> Membershi
 
 
 def workspace_status(*, workspace: Workspace) -> dict[str, Any]:
-    """The workspace at a glance: counts, embedding backlog, background queue and active providers.
-
-    A client that bulk-loads polls this until `items_pending_embedding` is 0;
-    `embedding_eta_seconds` is that backlog over the embedder's recent rate (null before it has one).
-    """
-    from apps.core import background, embeddings
-    from apps.layers.embedding_rate import rate_recent
-    from apps.layers.models import Item, Layer
-    from apps.layers.vectors import vector_available
-
-    provider = embeddings.get_provider()
-    pending = Item.objects.filter(workspace=workspace, embedding__isnull=True).count()
-    rate = rate_recent()
-    return {
-        "workspace": workspace.slug,
-        "layers": Layer.objects.filter(workspace=workspace).count(),
-        "items": Item.objects.filter(workspace=workspace).count(),
-        "items_pending_embedding": pending,
-        "embedding_items_per_s": None if rate is None else round(rate, 2),
-        "embedding_eta_seconds": 0.0 if not pending else None if rate is None else round(pending / rate, 1),
-        "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
-        "providers": {
-            "embedding": {"name": provider.name, "model": provider.model, "dimensions": provider.dimensions},
-            "vector_search": "pgvector" if vector_available() else None,
-            "keyword_search": "postgresql-fts",
-            "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
-            "tokenizer": "tiktoken",
-            "default_model": settings.DEFAULT_MODEL,
-        },
-    }
+    """The workspace at a glance: its slug, then what each app that answers `signals.status_read` owns."""
+    status: dict[str, Any] = {"workspace": workspace.slug}
+    for _receiver, part in status_read.send(sender=Workspace, workspace=workspace):
+        status.update(cast(dict[str, Any], part))
+    return status
