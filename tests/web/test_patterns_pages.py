@@ -82,7 +82,14 @@ def test_it_refuses_edits_to_a_viewer_and_hides_other_workspaces(
 
 @pytest.fixture
 def seeded_pattern(people: People, tenant: Tenant) -> ErrorPattern:
-    return pattern_of(tenant.workspace)
+    """With a traceback-long excerpt, so its box scrolls at 390 px (and must be reachable by keyboard)."""
+    pattern = pattern_of(tenant.workspace)
+    frames = "".join(
+        f'  File "/srv/app/worker_{n}.py", line {n}, in handle\n    await upstream.call()\n' for n in range(60)
+    )
+    pattern.error_excerpt = f"Traceback (most recent call last):\n{frames}TimeoutError: upstream 5000 ms"
+    pattern.save(update_fields=["error_excerpt"])
+    return pattern
 
 
 @pytest.mark.browser

@@ -101,6 +101,8 @@ def test_the_user_previews_switches_budget_reloads_and_opens_the_overflow(
     expect(page.locator("textarea[name=query]")).to_have_value("when are invoices generated?")
     page.locator("#preview-result").scroll_into_view_if_needed()
     shot(page, "preview")
+    check_page(page)  # a long context scrolls inside its own box, reachable by keyboard
+    page.set_viewport_size({"width": 1440, "height": 900})
 
     page.locator("#what-if a[data-budget='1000']").click()
     expect(result.locator(".token-figures")).to_contain_text("of 1000 tokens")
