@@ -1,4 +1,4 @@
-"""Context Architect project package: settings, URLs, ASGI and Celery wiring."""
+"""Context Architect project package: settings, URLs, ASGI, WebSocket routes, Celery wiring and the demo seed."""
 
 from __future__ import annotations
 

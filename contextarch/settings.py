@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "apps.mcp_server",
     "apps.console",
     "apps.web",
+    "contextarch",  # the project package: joins the apps (the demo seed, `seed_demo`), above every app
 ]
 
 MIDDLEWARE = [

@@ -37,10 +37,6 @@ KNOWN: set[tuple[str, str]] = {
     ("apps/conversations/api.py", "assembly"),
     ("apps/conversations/history.py", "assembly"),
     ("apps/conversations/source.py", "assembly"),
-    ("apps/core/demo.py", "layers"),
-    ("apps/core/demo.py", "summaries"),
-    ("apps/core/demo.py", "workspaces"),
-    ("apps/core/demo_content.py", "layers"),
     ("apps/error_patterns/hints.py", "assembly"),
 }
 

@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from apps.core import background
-from apps.core.demo import demo_seed
+from contextarch.demo import demo_seed
 from tests.live import uvicorn_live  # noqa: F401  (fixture)
 from tests.processes import ROOT
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from apps.core.demo import demo_seed
 from apps.layers.models import Layer
 from apps.summaries.models import Summary
+from contextarch.demo import demo_seed
 
 
 @pytest.mark.django_db

@@ -19,14 +19,15 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.demo_content import conversation, layer_items
 from apps.core.embeddings import EmbeddingError
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer, LayerKind
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.services import summarize_due_layers
 from apps.workspaces.models import Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from apps.workspaces.services import api_key_create, membership_set, workspace_create
+from contextarch.demo_content import conversation, layer_items
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,6 @@ def demo_seed(*, credentials_path: Path) -> DemoResult:
     except EmbeddingError as exc:  # the provider is down: serve anyway, keyword search until the sweep embeds
         log.warning("demo items wait for their embeddings: %s", exc.message)
         embedding_error = exc.message
-    from apps.summaries.services import summarize_due_layers
-
     summarize_due_layers(workspace_id=workspace.pk, extractive=True)  # every layer gets its summaries, offline
     return DemoResult(
         credentials=credentials,

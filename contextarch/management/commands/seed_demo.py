@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from apps.core import background
-from apps.core.demo import demo_seed
+from contextarch.demo import demo_seed
 
 EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did retries storm?", "token_budget": 300}'
 
