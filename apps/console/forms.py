@@ -19,7 +19,7 @@ RANGES = {"1h": timedelta(hours=1), "24h": timedelta(days=1), "7d": timedelta(da
 class RecordFilterForm(forms.Form):
     """Search (a trace id or words of the query), layer, API key, agent type, cached, partial, zone, time."""
 
-    q = forms.CharField(required=False, max_length=200, label="Trace id or query text")
+    q = forms.CharField(required=False, max_length=200, label="Trace id (or its first characters) or query text")
     layer = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Layer")
     api_key = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="API key")
     agent_type = forms.ChoiceField(required=False, label="Agent type")

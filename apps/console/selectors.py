@@ -5,6 +5,7 @@ Every read takes the workspace: nothing outside it is ever listed or found.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,13 +80,26 @@ def original_zones(*, workspace: Workspace, records: list[AssemblyRecord]) -> di
     return {str(trace_id): str(request.get("zone") or "") for trace_id, request in rows if isinstance(request, dict)}
 
 
+HEX_PREFIX = re.compile(r"[0-9a-f]{4,32}")
+
+
 def _search_q(text: str) -> Q:
-    """A whole trace id finds that record; anything else searches the (redacted) query text."""
+    """A trace id, whole or its first characters as the list shows them, or words of the (redacted) query.
+
+    A prefix is a range of the trace-id index (UUIDs order as their hex digits), never a text scan;
+    hex-looking words ("cafe") also search the query text.
+    """
     text = text.strip()
     try:
         return Q(trace_id=uuid.UUID(text))
     except ValueError:
-        return Q(request__query__icontains=text)
+        pass
+    words = Q(request__query__icontains=text)
+    digits = text.lower().replace("-", "")
+    if not HEX_PREFIX.fullmatch(digits):
+        return words
+    low, high = uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+    return Q(trace_id__gte=low, trace_id__lte=high) | words
 
 
 def assembly_records_list(*, workspace: Workspace, filters: RecordFilters) -> QuerySet[AssemblyRecord]:

@@ -308,3 +308,15 @@ def test_a_trace_recorded_before_origins_gets_the_best_guess() -> None:
     assert origin_of({"source": "error_hint", "parts": {}}) == "hint"
     assert origin_of({"source": "item", "kind": "message", "parts": {}}) == "conversation"
     assert origin_of({"source": "item", "kind": "memory", "parts": {}}) == "related"
+
+
+def test_it_finds_an_assembly_by_the_first_characters_of_its_trace_id_as_the_list_shows_them(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    invoices = assemble(tenant, project, "when are invoices generated")
+    other = assemble(tenant, project, "who answers billing questions")
+    for prefix in (invoices[:8], invoices[:8].upper(), invoices[:13]):
+        rows = staff.get(f"/console/?q={prefix}").context["rows"]
+        assert [str(record.trace_id) for record, _ in rows] == [invoices], prefix
+    assert f"<code>{other[:8]}</code>" in staff.get("/console/").content.decode()  # what a developer copies
+    assert [str(r.trace_id) for r, _ in staff.get("/console/?q=billing").context["rows"]] == [other]
