@@ -29,7 +29,8 @@ def _pgdata(env: dict[str, str]) -> Path:
 def _worker_env() -> dict[str, str]:
     env = dict(os.environ)
     if not env.get("DATABASE_URL"):
-        from contextarch.embedded_db import embedded_database, url_from_database
+        from apps.core.database_url import url_from_database
+        from contextarch.embedded_db import embedded_database
 
         env["DATABASE_URL"] = url_from_database(embedded_database(_pgdata(env)))
     return env

@@ -13,7 +13,8 @@ from typing import Any
 
 from csp.constants import NONCE, NONE, SELF
 
-from contextarch.embedded_db import database_from_url, embedded_database
+from apps.core.database_url import database_from_url
+from contextarch.embedded_db import embedded_database
 from contextarch.env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
 from contextarch.secret_file import secret_file_value
 

@@ -14,8 +14,8 @@ from django.db import connection
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble, records_flush
+from apps.core.database_url import url_from_database
 from apps.layers.services import ItemInput, items_create
-from contextarch.embedded_db import url_from_database
 from tests.conftest import make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)

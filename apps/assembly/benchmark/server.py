@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from contextarch.embedded_db import url_from_database
+from apps.core.database_url import url_from_database
 
 
 def database_url() -> str:
