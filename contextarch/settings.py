@@ -390,7 +390,10 @@ if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
 
     raise ImproperlyConfigured("zone thresholds must be in increasing order")
 # Candidate sources beyond retrieval (error-pattern hints, ...): dotted paths of CandidateSource classes.
-CONTEXT_SOURCES = ["apps.error_patterns.hints.ErrorHintSource", "apps.conversations.source.CommunitySource"]
+CONTEXT_SOURCES = [
+    "apps.assembly.sources.error_hints.ErrorHintSource",
+    "apps.assembly.sources.communities.CommunitySource",
+]
 MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
 # Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.

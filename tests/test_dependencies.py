@@ -38,8 +38,6 @@ PROJECT = "contextarch"  # above every app
 KNOWN: set[tuple[str, str]] = {
     ("apps/conversations/api.py", "assembly"),
     ("apps/conversations/history.py", "assembly"),
-    ("apps/conversations/source.py", "assembly"),
-    ("apps/error_patterns/hints.py", "assembly"),
 }
 
 

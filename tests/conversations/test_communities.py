@@ -135,7 +135,7 @@ def test_the_candidate_source_costs_three_queries_whatever_the_conversation(tena
     from django.test.utils import CaptureQueriesContext
 
     from apps.assembly.sources import SourceRequest
-    from apps.conversations.source import CommunitySource
+    from apps.assembly.sources.communities import CommunitySource
 
     ids = messages(tenant, session, [f"Step {i} of the export task." for i in range(60)], task_ids=["EXP-1"])
     communities_refresh(layer_id=session)

@@ -158,7 +158,7 @@ def test_the_hint_source_runs_a_fixed_handful_of_queries(
     tenant: Tenant, session: Layer, django_assert_max_num_queries: Any
 ) -> None:
     from apps.assembly.sources import SourceRequest
-    from apps.error_patterns.hints import ErrorHintSource
+    from apps.assembly.sources.error_hints import ErrorHintSource
 
     for n in range(30):
         pattern(tenant, confidence=0.9, solution=f"fix {n}", signature=f"{SIGNATURE} variant {n}")

@@ -1,4 +1,5 @@
-"""Pluggable candidate sources beyond retrieval, e.g. error-pattern hints (settings.CONTEXT_SOURCES).
+"""Pluggable candidate sources beyond retrieval (settings.CONTEXT_SOURCES): error-pattern hints
+(`error_hints.py`) and conversation communities (`communities.py`).
 
 A source gets the resolved request and returns candidates; it must not fail the request: the
 service catches its errors and turns them into a warning (FR-010).
