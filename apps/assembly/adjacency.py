@@ -13,8 +13,17 @@ from collections.abc import Sequence
 from django.db import connection
 
 # Hits this high in either search bring their neighbours (more brings turns that cost budget
-# and rarely hold evidence).
+# and rarely hold evidence)...
 NEIGHBOUR_SEED_RANK = 5
+# ...unless the budget holds more than the top hits and their neighbours: then one hit more per
+# this many tokens brings its neighbours (20 at 4,000 tokens).
+TOKENS_PER_SEED = 200
+
+
+def neighbour_seed_rank(budget: int) -> int:
+    """How high in either search a hit must be to bring its neighbours, for a context of `budget` tokens."""
+    return max(NEIGHBOUR_SEED_RANK, budget // TOKENS_PER_SEED)
+
 
 _ADJACENT = """
     SELECT n.id, h.id FROM layers_item h

@@ -51,6 +51,7 @@ def retrieve(
     window_size: int = 0,
     deadline: Deadline | None = None,
     timings: StageTimes | None = None,
+    neighbour_seeds: int = NEIGHBOUR_SEED_RANK,
 ) -> Retrieved:
     """Search hits (the shared hybrid search, apps/layers/hybrid_search.py; fused later by rank with
     the request's weights), pinned items and the conversation window.
@@ -88,7 +89,7 @@ def retrieve(
     if deadline.expired():
         deadline.skip("neighbouring turns and the conversation window")
         return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
-    _add_neighbour_turns(candidates, parent_of, filters, layer_names)
+    _add_neighbour_turns(candidates, parent_of, filters, layer_names, neighbour_seeds)
     if window_layer_ids and window_size > 0:
         window = (
             Item.objects.filter(workspace_id=filters.workspace_id, layer_id__in=window_layer_ids, kind="message")
@@ -110,10 +111,14 @@ def retrieve(
 
 
 def _add_neighbour_turns(
-    candidates: dict[int, Candidate], parent_of: dict[int, int], filters: ItemFilters, layer_names: dict[int, str]
+    candidates: dict[int, Candidate],
+    parent_of: dict[int, int],
+    filters: ItemFilters,
+    layer_names: dict[int, str],
+    seed_rank: int = NEIGHBOUR_SEED_RANK,
 ) -> None:
     """The turn a retrieved message answers, the replies to it, and the turns said just before
-    and after the top hits come along (two queries).
+    and after the top hits (the first `seed_rank` of either search) come along (two queries).
 
     A question's answer often sits in the short turn next to the one that matched ("Weigh-in
     this morning: 79.5 kg." beside the assistant's reply about it). Neighbours rank right behind
@@ -126,10 +131,7 @@ def _add_neighbour_turns(
     hit_set = set(hits)
     wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
     seeds = [
-        c.id
-        for c in messages
-        if min(c.vector_rank or NEIGHBOUR_SEED_RANK + 1, c.keyword_rank or NEIGHBOUR_SEED_RANK + 1)
-        <= NEIGHBOUR_SEED_RANK
+        c.id for c in messages if min(c.vector_rank or seed_rank + 1, c.keyword_rank or seed_rank + 1) <= seed_rank
     ]
     adjacent = adjacent_turns(workspace_id=filters.workspace_id, seeds=seeds)
     rows = Item.objects.filter(

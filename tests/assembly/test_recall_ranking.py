@@ -7,9 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.engine import Candidate
 from apps.assembly.engine.fusion import fusion_scores, layer_focus
 from apps.assembly.engine.rank import RankContext, rank
+from apps.assembly.retrieval import retrieve
+from apps.layers.filters import ItemFilters
 from tests.assembly.test_context_features import ask, bulk, layer
 from tests.conftest import Tenant
 
@@ -113,3 +116,41 @@ def test_the_turns_said_next_to_a_top_hit_come_along_without_parent_links(tenant
     assert ids[0] == "t1"
     # said just before and after the hit, they rank right behind it though neither shares a word with the query
     assert set(ids[1:3]) == {"t0", "t2"}
+
+
+def test_the_number_of_hits_that_bring_their_neighbours_grows_with_the_budget() -> None:
+    assert [neighbour_seed_rank(b) for b in (100, 500, 1000, 2000, 4000)] == [5, 5, 5, 10, 20]
+
+
+@pytest.mark.django_db
+def test_a_larger_budget_brings_the_neighbours_of_lower_hits(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk, external_id="river")
+    start = datetime(2025, 5, 3, 9, tzinfo=UTC)
+    turns = []
+    for k in range(7):  # hit k matches "otters" in a longer turn than hit k - 1 (a lower keyword rank)
+        turns += [f"The otters {'swam along the river bank ' * k}today.", f"Filler remark number {k}."]
+    bulk(
+        tenant,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user",
+                "content": text,
+                "external_id": f"t{i}",
+                "created_at": (start + timedelta(seconds=i)).isoformat(),
+            }
+            for i, text in enumerate(turns)
+        ],
+    )
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
+
+    def neighbours(seeds: int) -> set[str]:
+        found = retrieve(
+            filters=filters, layer_names={}, query="otters", query_vector=None, limit=50, neighbour_seeds=seeds
+        )
+        return {c.external_id or "" for c in found.candidates if c.origin == "neighbour"}
+
+    # fillers sit between hits: t11 follows the 6th hit (t10), t13 the 7th (t12)
+    assert neighbours(5) == {"t1", "t3", "t5", "t7", "t9"}
+    assert neighbours(10) == {"t1", "t3", "t5", "t7", "t9", "t11", "t13"}

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.deadline import Deadline
 from apps.assembly.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
 from apps.assembly.engine.rank import fused_relevance
@@ -240,6 +241,7 @@ def _candidates(
         window_size=r.resolution.title_distance + 1,
         deadline=deadline,
         timings=timings,
+        neighbour_seeds=neighbour_seed_rank(r.budget),
     )
     warnings.extend(found.warnings)
     candidates = found.candidates
