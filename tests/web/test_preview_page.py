@@ -186,3 +186,34 @@ def test_the_stream_answers_bad_input_with_the_apis_error_and_status(signed_in: 
 def test_the_stream_needs_a_signed_in_member(client: Client, project: Layer) -> None:
     response = client.get(f"/preview/stream/?layer={project.pk}&query=x")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_the_agents_error_brings_its_known_fix_first_marked_as_such(
+    signed_in: Client, tenant: Tenant, project: Layer
+) -> None:
+    from django.utils import timezone
+
+    from apps.error_patterns.models import ErrorPattern
+
+    now = timezone.now()
+    ErrorPattern.objects.create(
+        workspace=tenant.workspace,
+        signature="psycopg.errors.undefinedtable: relation # does not exist",
+        error_excerpt='relation "users" does not exist',
+        solution="Run manage.py migrate before the tests.",
+        confidence=0.9,
+        first_seen=now,
+        last_seen=now,
+    )
+    error = 'psycopg.errors.UndefinedTable: relation "invoices" does not exist'
+    response = signed_in.get(url(project, token_budget=400, error=error))
+    view = response.context["view"]
+    assert view.hint_count == 1
+    html = response.content.decode()
+    rows = html.split('id="chunk-table"', 1)[1].split("</tbody>", 1)[0].split("</tr>")[1:]
+    pinned, hint = rows[0], rows[1]  # pinned chunks, then known fixes, then the rest by score
+    assert "pin-badge" in pinned
+    assert '<span class="badge marker-badge">known fix</span>' in hint and "migrate" in hint
+    assert "does not exist</textarea>" in html  # the error stays in the form (and the address)
+    plain = signed_in.get(url(project, token_budget=400)).context["view"]
+    assert plain.hint_count == 0

@@ -23,7 +23,8 @@ from apps.workspaces.models import Workspace
 
 
 class PreviewForm(forms.Form):
-    """Layer, query, budget, model, format, profile, agent type, template, conversation, kinds, deadline."""
+    """Layer, query, budget, model, format, profile, agent type, template, conversation, the agent's
+    current error (known fixes for it come first), kinds, deadline."""
 
     layer = forms.TypedChoiceField(coerce=int, label="Layer")
     query = forms.CharField(
@@ -38,6 +39,13 @@ class PreviewForm(forms.Form):
     agent_type = forms.CharField(required=False, max_length=100, label="Agent type")
     template = forms.ChoiceField(required=False, label="Template")
     conversation_id = forms.ChoiceField(required=False, label="Conversation")
+    error = forms.CharField(
+        required=False,
+        max_length=20_000,  # as the API's `error`
+        label="The agent's current error",
+        help_text="Known fixes for it come first (error patterns)",
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "e.g. a traceback's last line"}),
+    )
     kinds = forms.MultipleChoiceField(
         choices=ItemKind.choices, required=False, widget=forms.CheckboxSelectMultiple, label="Only these kinds"
     )
@@ -92,6 +100,7 @@ class PreviewForm(forms.Form):
             agent_type=(data.get("agent_type") or "").strip(),
             template=data.get("template") or None,
             conversation_id=data.get("conversation_id") or None,
+            error=(data.get("error") or "").strip(),
             kinds=tuple(data["kinds"]),
             timeout_ms=data.get("timeout_ms"),
         )
