@@ -33,13 +33,6 @@ LEVELS: dict[str, int] = {
 }
 PROJECT = "contextarch"  # above every app
 
-# Upward imports not yet removed, each (file, app it imports). The check fails on any import that is
-# not here, and on any entry here that is gone (so the list only shrinks).
-KNOWN: set[tuple[str, str]] = {
-    ("apps/conversations/api.py", "assembly"),
-    ("apps/conversations/history.py", "assembly"),
-}
-
 
 def imported_apps(path: Path) -> set[str]:
     """The apps a module imports, at the top or inside a function (relative imports stay in their app)."""
@@ -76,11 +69,7 @@ def test_every_app_has_a_level() -> None:
 
 
 def test_no_app_imports_an_app_above_it() -> None:
-    assert sorted(upward_imports() - KNOWN) == []
-
-
-def test_the_known_upward_imports_are_still_there() -> None:
-    assert sorted(KNOWN - upward_imports()) == []
+    assert sorted(upward_imports()) == []
 
 
 def test_the_check_sees_imports_inside_functions(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from apps.assembly import api, api_stream, templates_api
+from apps.assembly import api, api_stream, history_api, templates_api
 
 urlpatterns = [
     path("context/", api.ContextApi.as_view(), name="api-context"),
@@ -11,4 +11,5 @@ urlpatterns = [
     path("traces/<str:trace_id>/", api.TraceApi.as_view(), name="api-trace"),
     path("templates/", templates_api.TemplateListCreateApi.as_view(), name="api-templates"),
     path("templates/<str:name>/", templates_api.TemplateDetailApi.as_view(), name="api-template"),
+    path("history/", history_api.HistoryApi.as_view(), name="api-history"),
 ]

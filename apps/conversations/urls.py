@@ -11,5 +11,4 @@ urlpatterns = [
     path("layers/<int:layer_id>/communities/", api.CommunitiesApi.as_view(), name="api-conversation-communities"),
     path("items/<int:item_id>/thread/", api.ThreadApi.as_view(), name="api-message-thread"),
     path("items/<int:item_id>/importance/", api.ImportanceApi.as_view(), name="api-message-importance"),
-    path("history/", api.HistoryApi.as_view(), name="api-history"),
 ]
