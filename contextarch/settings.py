@@ -60,7 +60,6 @@ INSTALLED_APPS = [
     "apps.consumption",
     "apps.conversations",
     "apps.mcp_server",
-    "apps.console",
     "apps.web",
     "contextarch",  # the project package: joins the apps (the demo seed, `seed_demo`), above every app
 ]

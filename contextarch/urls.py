@@ -19,7 +19,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("metrics", include("apps.metrics.urls")),
-    path("console/", include("apps.console.urls")),
+    path("console/", include("apps.web.console.urls")),
     path("admin/", admin.site.urls),
     path("", include("apps.core.urls")),
     path("", include("apps.web.urls")),

@@ -27,7 +27,6 @@ LEVELS: dict[str, int] = {
     "profiles": 3,
     "assembly": 4,
     "consumption": 5,
-    "console": 5,
     "web": 5,
     "mcp_server": 5,
 }

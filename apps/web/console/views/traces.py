@@ -10,12 +10,12 @@ from django.views.decorators.http import require_POST
 
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.timings import STAGES
-from apps.console.access import staff_view
-from apps.console.replay import ReplayDiff, record_replay
-from apps.console.selectors import assembly_record_get
-from apps.console.traces import trace_view
 from apps.core.errors import DomainError
 from apps.core.htmx import is_htmx
+from apps.web.console.access import staff_view
+from apps.web.console.replay import ReplayDiff, record_replay
+from apps.web.console.selectors import assembly_record_get
+from apps.web.console.traces import trace_view
 from apps.web.workspace_choice import WorkspaceAccess
 
 TEMPLATE = "console/trace.html"

@@ -9,9 +9,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from apps.console.access import staff_view
-from apps.console.state import layer_state, workspace_state
 from apps.layers.models import Layer
+from apps.web.console.access import staff_view
+from apps.web.console.state import layer_state, workspace_state
 from apps.web.workspace_choice import WorkspaceAccess
 
 

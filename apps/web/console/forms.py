@@ -10,7 +10,7 @@ from django import forms
 from django.utils import timezone
 
 from apps.assembly.engine.policy import ZONES
-from apps.console.selectors import RecordFilters
+from apps.web.console.selectors import RecordFilters
 
 ANY_YES_NO = [("", "Any"), ("yes", "Yes"), ("no", "No")]
 RANGES = {"1h": timedelta(hours=1), "24h": timedelta(days=1), "7d": timedelta(days=7), "30d": timedelta(days=30)}

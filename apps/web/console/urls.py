@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.console.views import records, state, traces
+from apps.web.console.views import records, state, traces
 
 app_name = "console"
 urlpatterns = [

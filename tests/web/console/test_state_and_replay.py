@@ -11,13 +11,13 @@ from django.test import override_settings
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
-from apps.console.replay import record_replay
-from apps.console.state import layer_state, workspace_state
 from apps.core import background
 from apps.core.models import PeriodicRun
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, item_delete, items_create, layer_create
 from apps.summaries.services import layer_summarize
+from apps.web.console.replay import record_replay
+from apps.web.console.state import layer_state, workspace_state
 from tests.conftest import Tenant
 
 

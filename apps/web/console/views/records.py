@@ -6,10 +6,10 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 
 from apps.assembly.models import AssemblyRecord
-from apps.console.access import staff_view
-from apps.console.forms import RecordFilterForm
-from apps.console.selectors import RecordFilters, agent_types_recorded, assembly_records_list, original_zones
 from apps.core.htmx import render_page_or_partial
+from apps.web.console.access import staff_view
+from apps.web.console.forms import RecordFilterForm
+from apps.web.console.selectors import RecordFilters, agent_types_recorded, assembly_records_list, original_zones
 from apps.web.layer_tree import layer_rows
 from apps.web.workspace_choice import WorkspaceAccess
 from apps.workspaces.models import ApiKey

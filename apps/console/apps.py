@@ -1,8 +1,0 @@
-from __future__ import annotations
-
-from django.apps import AppConfig
-
-
-class ConsoleConfig(AppConfig):
-    name = "apps.console"
-    default_auto_field = "django.db.models.BigAutoField"
