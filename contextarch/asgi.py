@@ -14,9 +14,16 @@ from django.conf import settings  # noqa: E402
 
 from apps.core.body_limit import BodyLimitMiddleware  # noqa: E402
 from apps.core.client_gone import ClientGoneMiddleware  # noqa: E402
+from apps.core.embeddings import preload as preload_embedder  # noqa: E402
+from apps.core.tokenizer import preload as preload_tokenizer  # noqa: E402
 from apps.mcp_server.endpoint import with_mcp  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
 from contextarch.websocket import websocket_urlpatterns  # noqa: E402
+
+# The tokenizer's vocabularies and the local embedding model load here, not in the first request
+# (cold, that request spent ~0.7 s loading them and passed its deadline).
+preload_tokenizer()
+preload_embedder()
 
 if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
     from apps.core.periodic import start_inprocess_beat

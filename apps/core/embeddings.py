@@ -107,6 +107,13 @@ def get_provider() -> EmbeddingProvider:
     return LocalProvider(settings.EMBEDDING_MODEL)
 
 
+def preload() -> None:
+    """Load the local model now, so a server's first query does not pay for it (a remote one: nothing)."""
+    provider = get_provider()
+    if isinstance(provider, LocalProvider):
+        provider.embed_queries(["warm"])
+
+
 def _check(vectors: np.ndarray, expected: int) -> np.ndarray:
     if vectors.ndim != 2 or vectors.shape[1] != expected:
         got = vectors.shape[-1] if vectors.ndim else 0

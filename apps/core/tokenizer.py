@@ -69,6 +69,12 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)
 
 
+def preload() -> None:
+    """Load every encoding now (~0.1-0.4 s each), so a server's first request does not pay for it."""
+    for name in ENCODINGS:
+        get_encoding(name).encode("warm", disallowed_special=())
+
+
 # Counts of recent strings: assembly counts the same rendered items again and again across requests.
 COUNT_CACHE_SIZE = 65_536
 COUNT_CACHE_MAX_CHARS = 20_000  # longer texts are counted each time, so the cache stays small

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.core import tokenizer
 from apps.core.tokenizer import count_tokens, decode, encode, encoding_for_model
 
 
@@ -38,3 +39,12 @@ def test_it_treats_special_token_text_as_ordinary_text() -> None:
     text = "before <|endoftext|> after"
     tokens = encode(text, "o200k_base")
     assert decode(tokens, "o200k_base") == text and 199999 not in tokens
+
+
+def test_preload_loads_every_encoding_once_so_no_request_pays_for_it() -> None:
+    tokenizer.get_encoding.cache_clear()
+    tokenizer.preload()
+    assert tokenizer.get_encoding.cache_info().currsize == len(tokenizer.ENCODINGS)
+    misses = tokenizer.get_encoding.cache_info().misses
+    assert tokenizer.count_tokens("hello world", "o200k_base") == 2
+    assert tokenizer.get_encoding.cache_info().misses == misses
