@@ -1,10 +1,10 @@
-"""`scripts/serve`: uvicorn's worker processes, with this process holding the embedded PostgreSQL.
+"""`scripts/serve`: granian's (or uvicorn's) worker processes, with this process holding the embedded PostgreSQL.
 
 pgserver stops the embedded server when the last process holding a handle on it exits, and
-releases a handle in atexit. Uvicorn stops its workers with SIGTERM, which ends a Python process
+releases a handle in atexit. The server stops its workers with SIGTERM, which ends a Python process
 without atexit, so workers holding handles would leave the server running. When DATABASE_URL is
 unset, this parent process takes the handle instead, gives the workers a DATABASE_URL for the
-server, and lets go when uvicorn has exited: Ctrl-C stops the workers and then the database.
+server, and lets go when the server has exited: Ctrl-C stops the workers and then the database.
 While serving it watches the server every second and restarts it if it died (crash recovery
 keeps every committed write); the workers answer 503 `database_unavailable` until it is back.
 """
@@ -51,13 +51,22 @@ def _keep_database_running(pgdata: Path, stop: threading.Event) -> None:
             print(f"serve: restarting the embedded PostgreSQL failed: {exc}", file=sys.stderr, flush=True)
 
 
-def main(uvicorn_args: list[str]) -> int:
-    """Run uvicorn with `uvicorn_args` in its own session; forward SIGINT and SIGTERM to it."""
+SERVERS = {  # each ASGI server's command line around its own arguments
+    "uvicorn": (["-m", "uvicorn", "contextarch.asgi:application"], []),
+    "granian": (["-m", "granian"], ["contextarch.asgi:application"]),
+}
+
+
+def main(args: list[str]) -> int:
+    """Run the ASGI server named by args[0] (uvicorn, the default, or granian) with the other `args`
+    in its own session; forward SIGINT and SIGTERM to it."""
     embedded = not os.environ.get("DATABASE_URL")
+    name, server_args = (args[0], args[1:]) if args and args[0] in SERVERS else ("uvicorn", args)
+    before, after = SERVERS[name]
     child = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", *uvicorn_args],
+        [sys.executable, *before, *server_args, *after],
         env=_worker_env(),
-        start_new_session=True,  # a terminal's Ctrl-C reaches uvicorn once, through this process
+        start_new_session=True,  # a terminal's Ctrl-C reaches the server once, through this process
     )
 
     def forward(signum: int, frame: FrameType | None) -> None:

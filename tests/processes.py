@@ -134,7 +134,7 @@ def private_redis(port: int, workdir: Path) -> Iterator[PrivateRedis]:
 
 @contextmanager
 def served(env: dict[str, str], port: int, log: Path, workers: int = 1) -> Iterator[str]:
-    """scripts/serve (uvicorn workers) on `port` with `env`; its base URL, stopped afterwards."""
+    """scripts/serve (granian workers) on `port` with `env`; its base URL, stopped afterwards."""
     with log.open("wb") as out:
         server = subprocess.Popen(
             [str(ROOT / "scripts" / "serve")],

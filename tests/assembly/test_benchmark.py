@@ -1,4 +1,4 @@
-"""bench_assembly: a small real run, in-process and over HTTP against the uvicorn workers it starts itself."""
+"""bench_assembly: a small real run, in-process and over HTTP against the scripts/serve workers it starts itself."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""scripts/serve: uvicorn workers serve HTTP and WebSocket; without DATABASE_URL the embedded
+"""scripts/serve: the ASGI server's workers serve HTTP and WebSocket; without DATABASE_URL the embedded
 PostgreSQL they use stops when the server is stopped."""
 
 from __future__ import annotations

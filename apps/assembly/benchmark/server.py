@@ -1,4 +1,4 @@
-"""The HTTP server of the benchmark (uvicorn workers, as `make run` serves), on this process's own database."""
+"""The HTTP server of the benchmark (scripts/serve's workers, as `make run` serves), on this process's own database."""
 
 from __future__ import annotations
 

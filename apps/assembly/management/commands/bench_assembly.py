@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=int, default=4000)
         parser.add_argument("--url", help="base URL of a running server that uses this database")
         parser.add_argument("--server", action="store_true", help="start scripts/serve on a free port")
-        parser.add_argument("--workers", type=int, default=4, help="server processes with --server")
+        parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="server processes with --server")
         parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
         parser.add_argument(
