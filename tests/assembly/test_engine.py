@@ -169,3 +169,83 @@ def test_hits_from_one_conversation_get_no_focus_part() -> None:
     items = [cand(i, f"turn {i}", layer_id=10, vector_rank=i, vector_similarity=0.9 - i / 100) for i in range(1, 4)]
     ranked = rank(items, context=RankContext(now=NOW, threads={10: 100}))
     assert all("focus" not in s.parts for s in ranked)
+
+
+DAY_1 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+DAY_2 = datetime(2023, 6, 2, 9, 0, tzinfo=UTC)
+
+
+def turn(id: int, content: str, at: datetime, role: str = "user", **kw: object) -> Candidate:
+    return cand(id, content, kind="message", type="", role=role, created_at=at, **kw)
+
+
+def test_text_turns_of_one_day_share_one_date_line_in_the_order_they_were_said() -> None:
+    items = [
+        turn(1, "Caroline: I joined the choir.", DAY_1 + timedelta(seconds=2), vector_rank=1),
+        cand(2, "Choir practice is on Tuesdays.", vector_rank=2, created_at=DAY_1),
+        turn(3, "Mel: Since May?", DAY_2, role="assistant", vector_rank=3),
+        turn(4, "Mel: What did you do today?", DAY_1 + timedelta(seconds=1), role="assistant", vector_rank=4),
+    ]
+    result = assemble(rank(items, context=CTX), budget=500, fmt="text", count=o200k)
+    assert [c.id for c in result.chunks] == [1, 2, 3, 4]  # the chunks keep their rank order
+    assert result.context == (
+        "[2023-05-08]\n[assistant] Mel: What did you do today?\n[user] Caroline: I joined the choir.\n\n"
+        "[memory/fact] Choir practice is on Tuesdays.\n\n"
+        "[2023-06-02]\n[assistant] Mel: Since May?"
+    )
+    assert result.total_tokens == o200k(result.context)
+    # a turn rendered alone still says its day; json and markdown keep one header per chunk
+    assert assemble(rank(items[:1], context=CTX), budget=500, fmt="text", count=o200k).context == (
+        "[2023-05-08]\n[user] Caroline: I joined the choir."
+    )
+    assert assemble(rank(items, context=CTX), budget=500, fmt="markdown", count=o200k).context.count("2023-05-08") == 2
+
+
+def test_the_date_line_is_paid_once_so_a_budget_holds_more_turns() -> None:
+    items = [
+        turn(i, f"Speaker: sentence number {i} about the trip.", DAY_1 + timedelta(seconds=i), vector_rank=i)
+        for i in range(1, 31)
+    ]
+    ranked = rank(items, context=CTX)
+    budget = 150
+    grouped = assemble(ranked, budget=budget, fmt="text", count=o200k)
+    # what each turn cost with its own date, as it did before turns were grouped by day
+    each = o200k("[user 2023-05-08] Speaker: sentence number 10 about the trip.") + o200k("\n\n")
+    alone = budget // each
+    assert grouped.context.count("[2023-05-08]") == 1
+    assert len(grouped.chunks) > alone + 3
+    assert grouped.total_tokens == o200k(grouped.context) <= budget
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kinds=st.lists(st.sampled_from(["turn", "memory"]), min_size=1, max_size=14),
+    days=st.lists(st.integers(0, 3), min_size=14, max_size=14),
+    contents=st.lists(
+        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=120),
+        min_size=14,
+        max_size=14,
+    ),
+    budget=st.integers(min_value=1, max_value=400),
+    encoding=st.sampled_from(["o200k_base", "cl100k_base"]),
+)
+def test_turns_grouped_by_day_never_exceed_the_token_budget(
+    kinds: list[str], days: list[int], contents: list[str], budget: int, encoding: str
+) -> None:
+    def count(text: str) -> int:
+        return count_tokens(text, encoding)
+
+    items = [
+        turn(i, contents[i], DAY_1 + timedelta(days=days[i], seconds=i), vector_rank=i + 1)
+        if kind == "turn"
+        else cand(i, contents[i], vector_rank=i + 1)
+        for i, kind in enumerate(kinds)
+    ]
+    result = assemble(rank(items, context=CTX), budget=budget, fmt="text", count=count)
+    assert result.total_tokens == count(result.context) <= budget
+    assert len(result.trace) == len(items)
+    taken_days = {c.created_at.date() for c in result.chunks if c.kind == "message"}
+    for d in taken_days:
+        assert result.context.count(f"[{d.isoformat()}]\n") >= 1
+    for c in result.chunks:
+        assert c.text in result.context

@@ -1,7 +1,9 @@
 """Output formats and templates: each chunk renders to a piece; pieces are joined inside a frame.
 
-The context string is exactly `head + sep.join(pieces) + tail`, which lets the packer estimate
-cost piece by piece and then verify the whole string with one exact count. JSON chunks carry
+The context string is exactly `head + sep.join(blocks) + tail`, where a block is one piece or, in
+text format, one day's conversation turns under a single `[YYYY-MM-DD]` line (`render_days`);
+the packer estimates cost piece by piece (a day's header once, with its first turn) and then
+verifies the whole string with one exact count. JSON chunks carry
 id, type, source and relevance (seed 004 property 6) and their metadata (seed 003 req. 3.7);
 Markdown has headers (property 7). A template (seed 003 req. 7) renders each chunk from
 variables, with an optional body per type.
@@ -115,8 +117,12 @@ def render_piece(
     truncated: bool,
     depth: str = "full",
     template: Template | None = None,
+    in_day: bool = False,
 ) -> str:
-    """One chunk in the given format (a template, when given, shapes text and markdown chunks)."""
+    """One chunk in the given format (a template, when given, shapes text and markdown chunks).
+
+    `in_day`: a text-format turn that `render_days` puts under its day's header, so it says only
+    who spoke (see `groups_by_day`)."""
     if fmt == "json":
         obj: dict[str, object] = {
             "id": candidate.id,
@@ -145,7 +151,9 @@ def render_piece(
     if fmt == "markdown":
         return f"### {_heading(candidate, depth, truncated)}\n{text}"
     if candidate.role:
-        return f"[{candidate.role} {candidate.created_at.strftime('%Y-%m-%d')}] {text}"
+        if in_day:
+            return f"[{candidate.role}] {text}"
+        return f"[{candidate.role} {day(candidate)}] {text}"
     title = f"{candidate.title}: " if candidate.title and depth != "title" else ""
     return f"[{label(candidate)}] {title}{text}"
 
@@ -163,6 +171,47 @@ def _heading(candidate: Candidate, depth: str, truncated: bool) -> str:
     if truncated:
         parts.append("truncated")
     return " · ".join(p for p in parts if p)
+
+
+def day(candidate: Candidate) -> str:
+    return candidate.created_at.strftime("%Y-%m-%d")
+
+
+def groups_by_day(candidate: Candidate, *, fmt: str, template: Template | None) -> bool:
+    """Whether a chunk is a conversation turn that `render_days` groups under its day's header.
+
+    Text format without a template: a turn's `[user 2023-05-08] ` costs 10 tokens of a ~34-token
+    LoCoMo turn; under one `[2023-05-08]` line per day each turn keeps only `[user] ` (2 tokens)."""
+    return fmt == "text" and template is None and candidate.kind == "message" and bool(candidate.role)
+
+
+def day_header(candidate: Candidate) -> str:
+    return f"[{day(candidate)}]\n"
+
+
+def render_days(entries: list[tuple[Candidate, str, bool]], *, fmt: str) -> str:
+    """The context from (candidate, piece, in_day) in priority order: pieces of turns marked
+    `in_day` are gathered under one header per day, at the place of that day's first turn, in the
+    order they were said, one line each; every other piece stays where it is."""
+    blocks: list[str | list[tuple[Candidate, str]]] = []
+    days: dict[str, list[tuple[Candidate, str]]] = {}
+    for candidate, piece, in_day in entries:
+        if not in_day:
+            blocks.append(piece)
+            continue
+        key = day(candidate)
+        if key not in days:
+            days[key] = []
+            blocks.append(days[key])
+        days[key].append((candidate, piece))
+    pieces = [
+        block
+        if isinstance(block, str)
+        else day_header(block[0][0])
+        + "\n".join(piece for _, piece in sorted(block, key=lambda e: (e[0].created_at, e[0].id)))
+        for block in blocks
+    ]
+    return render(pieces, fmt=fmt)
 
 
 def render(pieces: list[str], *, fmt: str) -> str:

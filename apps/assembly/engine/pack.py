@@ -5,7 +5,9 @@ richest rung of its compression ladder that the zone and its conversation distan
 that fits the remaining budget (for layer summaries: detailed → paragraph → sentence). Kinds
 with a retrieval limit stop at the limit ("over_limit"). The first candidate that fits at no
 rung is cut at a sentence boundary when that fits (marked truncated); smaller candidates
-further down may still fill the remainder. Costs are estimated piece by piece, then the whole
+further down may still fill the remainder. Costs are estimated piece by piece (in text format a
+conversation turn pays its day's `[YYYY-MM-DD]` line only when it is the first of that day in the
+context, format.render_days), then the whole
 string is counted exactly and the tail dropped until the count is within budget: the
 invariant never rests on the estimate.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from apps.assembly.engine.format import FRAMES, Template, render, render_piece
+from apps.assembly.engine.format import FRAMES, Template, day, day_header, groups_by_day, render_days, render_piece
 from apps.assembly.engine.ladder import ladder
 from apps.assembly.engine.policy import CONSERVATIVE_MAX_ITEMS, Resolution, allowed_depths
 from apps.assembly.engine.types import Assembled, Chunk, Counter, Rung, Scored, TraceEntry
@@ -30,6 +32,7 @@ class _Taken:
     piece: str
     tokens: int
     truncated: bool
+    in_day: bool = False
 
 
 def _trace(s: Scored, decision: str, reason: str, tokens: int, depth: str = "") -> TraceEntry:
@@ -77,10 +80,19 @@ def assemble(
     unpinned_taken = 0
     used = frame_cost
     cut_made = False
+    days: set[str] = set()  # days whose header is in the context (turns grouped by day, format.render_days)
+    line_cost = count("\n")
 
     def piece_of(s: Scored, text: str, depth: str, truncated: bool) -> str:
         return render_piece(
-            s.candidate, text, fmt=fmt, score=s.score, truncated=truncated, depth=depth, template=template
+            s.candidate,
+            text,
+            fmt=fmt,
+            score=s.score,
+            truncated=truncated,
+            depth=depth,
+            template=template,
+            in_day=groups_by_day(s.candidate, fmt=fmt, template=template),
         )
 
     for s in ranked:
@@ -99,12 +111,18 @@ def assemble(
         if zone == "conservative" and not c.pinned and unpinned_taken >= CONSERVATIVE_MAX_ITEMS:
             decisions[c.key] = _trace(s, "excluded", "zone", 0)
             continue
-        extra = sep_cost if taken else 0
+        in_day = groups_by_day(c, fmt=fmt, template=template)
+        if in_day and day(c) in days:  # one more line under a header already there
+            extra = line_cost
+        elif in_day:  # a new day's block: its header, then the turn
+            extra = (sep_cost if taken else 0) + count(day_header(c))
+        else:
+            extra = sep_cost if taken else 0
         rungs = [rung for rung in ladder(c) if rung.depth in depths]
         room = budget - used - extra
         can_cut = room > 0 and not cut_made  # only one cut: later ones would be scraps
 
-        def cut(rung: Rung, s: Scored = s, room: int = room) -> _Taken | None:
+        def cut(rung: Rung, s: Scored = s, room: int = room, in_day: bool = in_day) -> _Taken | None:
             def fits(text: str) -> bool:
                 return count(piece_of(s, text, rung.depth, True)) <= room
 
@@ -112,7 +130,7 @@ def assemble(
             if text is None:
                 return None
             piece = piece_of(s, text, rung.depth, True)
-            return _Taken(s, text, rung.depth, piece, count(piece), True)
+            return _Taken(s, text, rung.depth, piece, count(piece), True, in_day)
 
         chosen: _Taken | None = None
         first_cost = 0
@@ -121,7 +139,7 @@ def assemble(
             cost = count(piece)
             first_cost = first_cost or cost
             if cost <= room:
-                chosen = _Taken(s, rung.text, rung.depth, piece, cost, False)
+                chosen = _Taken(s, rung.text, rung.depth, piece, cost, False, in_day)
                 break
             lower = rungs[index + 1] if index + 1 < len(rungs) else None
             if can_cut and lower is not None and lower.prefix:
@@ -138,6 +156,8 @@ def assemble(
             decisions[c.key] = _trace(s, "excluded", "over_budget", first_cost)
             continue
         taken.append(chosen)
+        if in_day:
+            days.add(day(c))
         cut_made = cut_made or chosen.truncated
         used += extra + chosen.tokens
         per_kind[c.kind] = per_kind.get(c.kind, 0) + 1
@@ -148,13 +168,16 @@ def assemble(
         else:
             decisions[c.key] = _trace(s, "included", "fits", chosen.tokens, chosen.depth)
 
-    context = render([t.piece for t in taken], fmt=fmt)
+    def whole() -> str:
+        return render_days([(t.scored.candidate, t.piece, t.in_day) for t in taken], fmt=fmt)
+
+    context = whole()
     total = count(context)
     while taken and total > budget:  # the estimate missed a merge across a boundary: drop the tail
         dropped = taken.pop()
         key = dropped.scored.candidate.key
         decisions[key] = _trace(dropped.scored, "excluded", "over_budget", dropped.tokens)
-        context = render([t.piece for t in taken], fmt=fmt)
+        context = whole()
         total = count(context)
     if total > budget:  # only the empty frame is left and even it does not fit
         context, total = "", 0
