@@ -1,4 +1,5 @@
-"""The turns said just before and just after a message, in its own layer (one query).
+"""The turns said just before and just after a message, in its own layer: `ADJACENT_SQL`, a CTE of
+the one statement that also fetches the neighbours' rows (retrieval.py _add_neighbour_turns).
 
 Conversations written without `parent` links (a client loading a transcript) still have an
 order: `created_at`, then id. Questions are often answered by the turn next to the one that
@@ -7,10 +8,6 @@ neighbours of the top hits is worth +0.05 to +0.09 recall at 500-1,000 tokens.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-
-from django.db import connection
 
 # Hits this high in either search bring their neighbours (more brings turns that cost budget
 # and rarely hold evidence)...
@@ -25,7 +22,9 @@ def neighbour_seed_rank(budget: int) -> int:
     return max(NEIGHBOUR_SEED_RANK, budget // TOKENS_PER_SEED)
 
 
-_ADJACENT = """
+# (neighbour id, seed id) for the messages among the seeds (params: workspace id, seed ids); a turn
+# next to two seeds comes twice, and the first row's seed is the one it is the neighbour of.
+ADJACENT_SQL = """
     SELECT n.id, h.id FROM layers_item h
     CROSS JOIN LATERAL (
         (SELECT p.id FROM layers_item p
@@ -40,15 +39,3 @@ _ADJACENT = """
     ) n
     WHERE h.workspace_id = %s AND h.id = ANY(%s) AND h.kind = 'message'
 """
-
-
-def adjacent_turns(*, workspace_id: int, seeds: Sequence[int]) -> dict[int, int]:
-    """neighbour id → the seed it is next to, for the messages among `seeds` (first seed wins)."""
-    if not seeds:
-        return {}
-    with connection.cursor() as cur:
-        cur.execute(_ADJACENT, [workspace_id, list(seeds)])
-        out: dict[int, int] = {}
-        for neighbour, seed in cur.fetchall():
-            out.setdefault(neighbour, seed)
-        return out

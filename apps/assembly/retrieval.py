@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.db import connection
 from django.db.models import Q
 
-from apps.assembly.adjacency import NEIGHBOUR_SEED_RANK, adjacent_turns
+from apps.assembly.adjacency import ADJACENT_SQL, NEIGHBOUR_SEED_RANK
 from apps.assembly.deadline import Deadline
 from apps.assembly.engine import Candidate, Rung
-from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, search_origin
+from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
 from apps.layers.filters import ItemFilters
@@ -28,6 +29,8 @@ from apps.summaries.selectors import member_id, summaries_for_layers
 log = logging.getLogger(__name__)
 
 ROW_FIELDS = (*ITEM_FIELDS, "parent_id")
+# The row columns in raw SQL on layers_item (aliased `i`), in ROW_FIELDS order.
+_ROW_COLUMNS = ", ".join(f"i.{f}" for f in ROW_FIELDS)
 SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
 # Window messages this important keep full detail at any distance (apps/conversations/importance.py).
 FULL_DETAIL_IMPORTANCE = 0.9
@@ -68,10 +71,16 @@ def retrieve(
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(found.vector, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(found.keyword, start=1)}
 
-    rows = Item.objects.filter(filters.q() & (Q(pk__any=[*vector_by_id, *keyword_by_id]) | Q(pinned=True)))
+    # The hits' and pinned items' rows as tuples (raw SQL: no ORM query building per request).
+    where, params = filters.sql()
+    sql = f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} AND (i.id = ANY(%s) OR i.pinned)"
+    with connection.cursor() as cur:
+        cur.execute(sql, [*params, [*vector_by_id, *keyword_by_id]])
+        fetched = cur.fetchall()
     candidates: dict[int, Candidate] = {}
     parent_of: dict[int, int] = {}  # message hit → the turn it answers
-    for row in rows.values(*ROW_FIELDS):
+    for values in fetched:
+        row = item_row(ROW_FIELDS, values)
         parent = row.pop("parent_id")
         if parent and row["kind"] == "message":
             parent_of[row["id"]] = parent
@@ -118,7 +127,8 @@ def _add_neighbour_turns(
     seed_rank: int = NEIGHBOUR_SEED_RANK,
 ) -> None:
     """The turn a retrieved message answers, the replies to it, and the turns said just before
-    and after the top hits (the first `seed_rank` of either search) come along (two queries).
+    and after the top hits (the first `seed_rank` of either search) come along (one statement:
+    the adjacency query is a CTE of the fetch of the rows).
 
     A question's answer often sits in the short turn next to the one that matched ("Weigh-in
     this morning: 79.5 kg." beside the assistant's reply about it). Neighbours rank right behind
@@ -133,15 +143,25 @@ def _add_neighbour_turns(
     seeds = [
         c.id for c in messages if min(c.vector_rank or seed_rank + 1, c.keyword_rank or seed_rank + 1) <= seed_rank
     ]
-    adjacent = adjacent_turns(workspace_id=filters.workspace_id, seeds=seeds)
-    rows = Item.objects.filter(
-        filters.q() & Q(kind="message") & (Q(pk__any=[*wanted_parents, *adjacent]) | Q(parent_id__any=list(hits)))
-    ).values(*ROW_FIELDS)
-    for row in rows:
+    # One statement: the turns next to the seeds (adjacency.py, as a CTE whose first row per
+    # neighbour names its seed), then the rows of those turns, the hits' parents and their replies.
+    where, params = filters.sql()
+    sql = (
+        f"WITH adj(neighbour, seed) AS MATERIALIZED ({ADJACENT_SQL}) "
+        f"SELECT {_ROW_COLUMNS}, (SELECT a.seed FROM adj a WHERE a.neighbour = i.id LIMIT 1) "
+        f"FROM layers_item i WHERE {' AND '.join(where)} AND i.kind = 'message' "
+        "AND (i.id = ANY(%s) OR i.id = ANY(ARRAY(SELECT neighbour FROM adj)) OR i.parent_id = ANY(%s))"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [filters.workspace_id, seeds, *params, list(wanted_parents), hits])
+        fetched = cur.fetchall()
+    for values in fetched:
+        row = item_row(ROW_FIELDS, values)
+        adjacent_seed = values[-1]
         parent = row.pop("parent_id")
         if row["id"] in candidates:
             continue
-        via = parent if parent in hit_set else wanted_parents.get(row["id"], adjacent.get(row["id"]))
+        via = parent if parent in hit_set else wanted_parents.get(row["id"], adjacent_seed)
         if via is None:
             continue
         metadata = {**(row["metadata"] or {}), "neighbour_of": via}

@@ -9,7 +9,8 @@ community anything with the attributes of `conversations.Community`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -60,6 +61,14 @@ def search_origin(*, vector_rank: int | None, keyword_rank: int | None, pinned: 
     if keyword_rank is not None:
         return "keyword"
     return "pinned" if pinned else "conversation"
+
+
+def item_row(fields: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """The row mapping of a raw-SQL tuple selecting `fields` (a raw cursor returns jsonb as text)."""
+    row = dict(zip(fields, values, strict=False))
+    if isinstance(row.get("metadata"), str):
+        row["metadata"] = json.loads(row["metadata"])
+    return row
 
 
 def item_candidate(row: Mapping[str, Any], *, layer_name: str, origin: str, **signals: Any) -> Candidate:
