@@ -154,3 +154,35 @@ def test_a_larger_budget_brings_the_neighbours_of_lower_hits(tenant: Tenant) -> 
     # fillers sit between hits: t11 follows the 6th hit (t10), t13 the 7th (t12)
     assert neighbours(5) == {"t1", "t3", "t5", "t7", "t9"}
     assert neighbours(10) == {"t1", "t3", "t5", "t7", "t9", "t11", "t13"}
+
+
+@pytest.mark.django_db
+def test_neighbours_name_the_hit_they_sit_next_to_and_keep_their_own_metadata(tenant: Tenant) -> None:
+    # Rows come from raw SQL (jsonb as text) and the adjacency query is a CTE of the rows' statement.
+    session = layer(tenant, "session", tenant.root.pk, external_id="brook")
+    start = datetime(2025, 5, 3, 9, tzinfo=UTC)
+    texts = ["Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day."]
+    bulk(
+        tenant,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user",
+                "content": text,
+                "external_id": f"b{i}",
+                "metadata": {"mood": f"m{i}"},
+                "created_at": (start + timedelta(seconds=i)).isoformat(),
+            }
+            for i, text in enumerate(texts)
+        ],
+    )
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
+    found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
+    by_external = {c.external_id: c for c in found.candidates}
+    assert by_external["b1"].origin == "keyword"
+    assert by_external["b1"].metadata == {"mood": "m1"}
+    hit_id = by_external["b1"].id
+    assert by_external["b0"].origin == by_external["b2"].origin == "neighbour"
+    assert by_external["b0"].metadata == {"mood": "m0", "neighbour_of": hit_id}
+    assert by_external["b2"].metadata == {"mood": "m2", "neighbour_of": hit_id}
