@@ -10,8 +10,10 @@ idf, a common word matched twice outranks the one rare word the question is real
 Its cost grows with the number of matching items: a question made of common words matches a
 large share of a big workspace. The statement stops at `MATCH_CAP` matches; past it a second
 statement matches on the query's rarest words only (by PostgreSQL's own lexeme frequencies in
-`pg_stats`), still scores every query word on those matches, and takes each word's idf from
-those frequencies, so the work stays bounded whatever the corpus size. Below the cap, nothing
+`pg_stats`), still scores every query word on those matches (the MAX_SCORED_WORDS rarest of a
+longer query), and takes each word's idf from those frequencies, so the work stays bounded
+whatever the corpus size. It scores in one pass: each match is read once and keeps a term
+frequency per word, not its search_vector. Below the cap, nothing
 changes: the statement is exact. A scope that passed the cap goes straight to the second
 statement for a few minutes.
 """
@@ -30,6 +32,8 @@ from apps.layers.filters import ItemFilters
 K1 = 1.2
 # Past this many matching items, match on the rarest query words only.
 MATCH_CAP = 1000
+# The rarest query words scored past the cap (the commonest add least to a BM25 sum).
+MAX_SCORED_WORDS = 200
 # How long the lexeme frequencies read from pg_stats are reused.
 STATS_SECONDS = 300.0
 
@@ -127,8 +131,10 @@ def keyword_items(*, filters: ItemFilters, query: str, limit: int, corpus_size: 
             if expected >= MATCH_CAP:
                 break
         eps = 0.5 / max(stats.rows, 1.0)
-        idf = [math.log(1 + (1 - stats.of(x) + eps) / (stats.of(x) + eps)) for x in lexemes]
-        cur.execute(_PRUNED.format(where=conditions, k1=K1), [lexemes, idf, chosen, *params, limit])
+        rarest = set(sorted(lexemes, key=stats.of)[:MAX_SCORED_WORDS])
+        scored = [x for x in lexemes if x in rarest]  # in the query's order, as before
+        idf = [math.log(1 + (1 - stats.of(x) + eps) / (stats.of(x) + eps)) for x in scored]
+        cur.execute(_pruned_sql(where=conditions, words=len(scored)), [chosen, *scored, *params, *idf, limit])
         return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in cur.fetchall()]
 
 
@@ -141,7 +147,7 @@ _EXACT = """
     ),
     q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '')::tsquery AS tsq),
     hits AS MATERIALIZED (
-        SELECT id, search_vector, length(search_vector) AS len FROM layers_item, q
+        SELECT id, search_vector, length(search_vector)::float8 AS len FROM layers_item, q
         WHERE q.tsq IS NOT NULL AND search_vector @@ q.tsq AND {where}
         LIMIT {cap} + 1
     ),
@@ -152,7 +158,7 @@ _EXACT = """
         FROM hits JOIN terms ON hits.search_vector @@ terms.tq, overflow
         WHERE NOT overflow.over
     ),
-    stats AS (SELECT greatest(coalesce(%s, (SELECT count(*) FROM hits)), 1) AS n,
+    stats AS (SELECT greatest(coalesce(%s, (SELECT count(*) FROM hits)), 1)::float8 AS n,
                      greatest((SELECT avg(len) FROM hits), 1) AS avglen)
     (SELECT pairs.id,
             sum(ln(1 + (stats.n - pairs.df + 0.5) / (pairs.df + 0.5))
@@ -165,28 +171,33 @@ _EXACT = """
     SELECT NULL, NULL, tsvector_to_array(to_tsvector('english', %s)) FROM overflow WHERE overflow.over
 """
 
+
 # Matches on the chosen (rarest) words only; every query word scored; idf from pg_stats frequencies.
-_PRUNED = """
-    WITH terms AS (
-        SELECT plainto_tsquery('simple', t.lexeme) AS tq, t.idf
-        FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)
-    ),
-    chosen AS (
+# One pass over the matches: each row keeps its length and one term frequency per word (NULL where
+# the word is absent), not its search_vector, so nothing is rescanned per word and nothing grouped.
+# The words' parts add up in the query's order, as a per-word sum would (an absent word adds 0).
+def _pruned_sql(*, where: str, words: int) -> str:
+    tfs = "".join(
+        f", CASE WHEN search_vector @@ tq{i} THEN ts_rank(search_vector, tq{i}, 0) * 10 END AS tf{i}"
+        for i in range(words)
+    )
+    queries = "".join(f", plainto_tsquery('simple', %s) AS tq{i}" for i in range(words))
+    parts = " + ".join(
+        f"coalesce(%s::float8 * (tf{i} * ({K1} + 1)) / (tf{i} + {K1} * (0.25 + 0.75 * len / stats.avglen)), 0)"
+        for i in range(words)
+    )
+    return f"""
+    WITH chosen AS (
         SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery AS tsq
         FROM unnest(%s::text[]) AS lexeme
     ),
+    terms AS (SELECT 1 AS one{queries}),
     hits AS MATERIALIZED (
-        SELECT id, search_vector, length(search_vector) AS len FROM layers_item, chosen
+        SELECT id, length(search_vector)::float8 AS len{tfs} FROM layers_item, chosen, terms
         WHERE search_vector @@ chosen.tsq AND {where}
     ),
-    pairs AS MATERIALIZED (
-        SELECT hits.id, hits.len, terms.idf, ts_rank(hits.search_vector, terms.tq, 0) * 10 AS tf
-        FROM hits JOIN terms ON hits.search_vector @@ terms.tq
-    ),
     stats AS (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
-    SELECT pairs.id,
-           sum(pairs.idf * (pairs.tf * ({k1} + 1)) / (pairs.tf + {k1} * (0.25 + 0.75 * pairs.len / stats.avglen)))
-           AS score
-    FROM pairs CROSS JOIN stats
-    GROUP BY pairs.id ORDER BY score DESC, pairs.id LIMIT %s
+    SELECT hits.id, ({parts})::float8 AS score
+    FROM hits CROSS JOIN stats
+    ORDER BY score DESC, hits.id LIMIT %s
 """

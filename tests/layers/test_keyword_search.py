@@ -78,3 +78,66 @@ def test_a_query_without_words_or_matches_finds_nothing(corpus: tuple[ItemFilter
     filters, _ = corpus
     assert keyword_search.keyword_items(filters=filters, query="the of and", limit=10) == []
     assert keyword_search.keyword_items(filters=filters, query="quixotic", limit=10) == []
+
+
+# The pruned statement as it was before it became one pass: one row per (match, word), summed per
+# item. The one-pass statement must rank and score as this does.
+_PER_WORD_REFERENCE = """
+    WITH terms AS (
+        SELECT plainto_tsquery('simple', t.lexeme) AS tq, t.idf FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)
+    ),
+    chosen AS (
+        SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery AS tsq
+        FROM unnest(%s::text[]) AS lexeme
+    ),
+    hits AS MATERIALIZED (
+        SELECT id, search_vector, length(search_vector) AS len FROM layers_item, chosen
+        WHERE search_vector @@ chosen.tsq AND workspace_id = %s AND layer_id = ANY(%s)
+    ),
+    pairs AS MATERIALIZED (
+        SELECT hits.id, hits.len, terms.idf, ts_rank(hits.search_vector, terms.tq, 0) * 10 AS tf
+        FROM hits JOIN terms ON hits.search_vector @@ terms.tq
+    ),
+    stats AS (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
+    SELECT pairs.id, sum(pairs.idf * (pairs.tf * 2.2) / (pairs.tf + 1.2 * (0.25 + 0.75 * pairs.len / stats.avglen)))
+    FROM pairs CROSS JOIN stats GROUP BY pairs.id ORDER BY 2 DESC, pairs.id
+"""
+
+
+@pytest.mark.parametrize(
+    "query", ["zanzibar beta alpha", "beta alpha deployment notes", "zanzibar alpha notes", "beta only note"]
+)
+def test_past_the_cap_the_one_pass_statement_scores_as_a_sum_per_word(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    filters, _ = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    executed: list[list[object]] = []
+
+    def spy(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if "chosen AS" in sql:
+            executed.append(list(params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(spy):
+        hits = keyword_search.keyword_items(filters=filters, query=query, limit=50)
+    (params,) = executed
+    chosen, words = params[0], (len(params) - 4) // 2  # chosen, words..., workspace, layers, idfs..., limit
+    lexemes, idf = params[1 : 1 + words], params[3 + words : 3 + 2 * words]
+    with connection.cursor() as cur:
+        cur.execute(_PER_WORD_REFERENCE, [lexemes, idf, chosen, filters.workspace_id, list(filters.layer_ids)])
+        reference = cur.fetchall()
+    assert hits and [h.item_id for h in hits] == [row[0] for row in reference]
+    assert [h.rank for h in hits] == pytest.approx([row[1] for row in reference], rel=1e-12)
+
+
+def test_past_the_cap_only_the_rarest_words_up_to_the_limit_are_scored(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "MAX_SCORED_WORDS", 1)
+    hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
+    # beta still matches (it crosses the cap) but only zanzibar scores: the beta-only items score 0
+    assert len(hits) == 16 and all(content[h.item_id].startswith("Zanzibar") for h in hits[:3])
+    assert hits[2].rank > 0 and all(h.rank == 0 for h in hits[3:])
