@@ -176,6 +176,7 @@ _EXACT = """
 # One pass over the matches: each row keeps its length and one term frequency per word (NULL where
 # the word is absent), not its search_vector, so nothing is rescanned per word and nothing grouped.
 # The words' parts add up in the query's order, as a per-word sum would (an absent word adds 0).
+# avglen is materialised: inlined, each word's part would average the matches again.
 def _pruned_sql(*, where: str, words: int) -> str:
     tfs = "".join(
         f", CASE WHEN search_vector @@ tq{i} THEN ts_rank(search_vector, tq{i}, 0) * 10 END AS tf{i}"
@@ -196,7 +197,7 @@ def _pruned_sql(*, where: str, words: int) -> str:
         SELECT id, length(search_vector)::float8 AS len{tfs} FROM layers_item, chosen, terms
         WHERE search_vector @@ chosen.tsq AND {where}
     ),
-    stats AS (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
+    stats AS MATERIALIZED (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
     SELECT hits.id, ({parts})::float8 AS score
     FROM hits CROSS JOIN stats
     ORDER BY score DESC, hits.id LIMIT %s
