@@ -12,6 +12,7 @@ from apps.error_patterns.models import ErrorPattern
 from apps.layers.models import Item, Layer, Relationship
 from apps.summaries.models import Summary
 from tests.conftest import Tenant
+from tests.patterns_data import missing_table_pattern
 
 pytestmark = pytest.mark.django_db
 
@@ -143,15 +144,7 @@ def test_related_items_are_expanded_within_the_budget(tenant: Tenant, session: i
 def test_error_hints_come_first_for_the_agents_error(tenant: Tenant, session: int) -> None:
     now = timezone.now()
     bulk(tenant, session, [{"kind": "memory", "type": "fact", "content": "Migrations run on deploy."}])
-    ErrorPattern.objects.create(
-        workspace=tenant.workspace,
-        signature="psycopg.errors.undefinedtable: relation # does not exist",
-        error_excerpt='relation "users" does not exist',
-        solution="Run manage.py migrate before the tests.",
-        confidence=0.9,
-        first_seen=now,
-        last_seen=now,
-    )
+    missing_table_pattern(tenant.workspace)
     ErrorPattern.objects.create(
         workspace=tenant.workspace,
         signature="psycopg.errors.undefinedtable: relation # does not exist at all",

@@ -9,12 +9,12 @@ import pytest
 from django.utils import timezone
 
 from apps.assembly.engine.candidates import ORIGINS, community_candidate, item_candidate, search_origin
-from apps.error_patterns.models import ErrorPattern
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Relationship
 from apps.summaries.models import Summary
 from tests.assembly.test_context_features import bulk, layer
 from tests.conftest import Tenant
+from tests.patterns_data import missing_table_pattern
 
 SAID = [
     "Morning! How was the weekend?",
@@ -97,15 +97,7 @@ def test_each_trace_entry_carries_its_origin(tenant: Tenant) -> None:
     Relationship.objects.create(workspace=tenant.workspace, source_id=turns[1], target_id=kids, kind="relates_to")
     Relationship.objects.create(workspace=tenant.workspace, source_id=kids, target_id=otters, kind="relates_to")
     now = timezone.now()
-    ErrorPattern.objects.create(
-        workspace=tenant.workspace,
-        signature="psycopg.errors.undefinedtable: relation # does not exist",
-        error_excerpt='relation "users" does not exist',
-        solution="Run manage.py migrate before the tests.",
-        confidence=0.9,
-        first_seen=now,
-        last_seen=now,
-    )
+    missing_table_pattern(tenant.workspace)
     Summary.objects.create(
         workspace=tenant.workspace,
         layer=tenant.root,

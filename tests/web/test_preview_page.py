@@ -15,6 +15,7 @@ from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
 from tests.assembly.test_stream_sse import sse_events
 from tests.conftest import Tenant
+from tests.patterns_data import missing_table_pattern
 
 PASSWORD = "correct horse battery"
 
@@ -191,20 +192,7 @@ def test_the_stream_needs_a_signed_in_member(client: Client, project: Layer) -> 
 def test_the_agents_error_brings_its_known_fix_first_marked_as_such(
     signed_in: Client, tenant: Tenant, project: Layer
 ) -> None:
-    from django.utils import timezone
-
-    from apps.error_patterns.models import ErrorPattern
-
-    now = timezone.now()
-    ErrorPattern.objects.create(
-        workspace=tenant.workspace,
-        signature="psycopg.errors.undefinedtable: relation # does not exist",
-        error_excerpt='relation "users" does not exist',
-        solution="Run manage.py migrate before the tests.",
-        confidence=0.9,
-        first_seen=now,
-        last_seen=now,
-    )
+    missing_table_pattern(tenant.workspace)
     error = 'psycopg.errors.UndefinedTable: relation "invoices" does not exist'
     response = signed_in.get(url(project, token_budget=400, error=error))
     view = response.context["view"]
