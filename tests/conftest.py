@@ -51,10 +51,13 @@ def admin_client(tenant: Tenant) -> APIClient:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Queued assembly records are written before the test's database is flushed (a TRUNCATE
-    racing the writer's insert deadlocks)."""
+    """In-process background work ends and queued assembly records are written before the test's
+    database is flushed (a TRUNCATE racing a background insert deadlocks: seen once in CI after
+    test_eval_locomo, whose summaries and communities run in the background)."""
     from apps.assembly.services import records_flush
+    from apps.core import background
 
+    background.wait_idle()
     records_flush()
 
 
