@@ -16,6 +16,10 @@ whatever the corpus size. It scores in one pass: each match is read once and kee
 frequency per word, not its search_vector. Below the cap, nothing
 changes: the statement is exact. A scope that passed the cap goes straight to the second
 statement for a few minutes.
+
+Both read `layers_itemsearch` (models.ItemSearch), the items' narrow copy with the filter columns
+and the vector's length, not layers_item: every match is a row read, and a narrow row shares its
+page with ~40 others where an item's row (its embedding among it) shares it with ~4.
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ def _lexeme_stats() -> LexemeStats | None:
             SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples
             FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename
                  AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = s.schemaname)
-            WHERE s.schemaname = current_schema() AND s.tablename = 'layers_item' AND s.attname = 'search_vector'
+            WHERE s.schemaname = current_schema() AND s.tablename = 'layers_itemsearch' AND s.attname = 'search_vector'
             """
         )
         row = cur.fetchone()
@@ -147,7 +151,7 @@ _EXACT = """
     ),
     q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '')::tsquery AS tsq),
     hits AS MATERIALIZED (
-        SELECT id, search_vector, length(search_vector)::float8 AS len FROM layers_item, q
+        SELECT item_id AS id, search_vector, length::float8 AS len FROM layers_itemsearch, q
         WHERE q.tsq IS NOT NULL AND search_vector @@ q.tsq AND {where}
         LIMIT {cap} + 1
     ),
@@ -194,7 +198,7 @@ def _pruned_sql(*, where: str, words: int) -> str:
     ),
     terms AS (SELECT 1 AS one{queries}),
     hits AS MATERIALIZED (
-        SELECT id, length(search_vector)::float8 AS len{tfs} FROM layers_item, chosen, terms
+        SELECT item_id AS id, length::float8 AS len{tfs} FROM layers_itemsearch, chosen, terms
         WHERE search_vector @@ chosen.tsq AND {where}
     ),
     stats AS MATERIALIZED (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)

@@ -52,7 +52,9 @@ def test_it_times_every_mode_in_process_and_over_http_without_an_error(transacti
 
 def _item_indexes() -> set[tuple[str, str]]:
     with connection.cursor() as cur:
-        cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'layers_item'")
+        cur.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('layers_item', 'layers_itemsearch')"
+        )
         return set(cur.fetchall())
 
 

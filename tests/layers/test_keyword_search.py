@@ -25,7 +25,7 @@ TEXTS = (
 def corpus(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> tuple[ItemFilters, dict[int, str]]:
     items = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in TEXTS])
     with connection.cursor() as cur:
-        cur.execute("ANALYZE layers_item")
+        cur.execute("ANALYZE layers_itemsearch")
     monkeypatch.setattr(keyword_search, "_stats", (-math.inf, None))  # forget statistics read by earlier tests
     monkeypatch.setattr(keyword_search, "_large_scopes", {})
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
@@ -69,7 +69,7 @@ def test_past_the_cap_without_statistics_every_match_is_scored(
     filters, _ = corpus
     monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
     with connection.cursor() as cur:  # as before the first ANALYZE (PostgreSQL 18; rolled back after the test)
-        cur.execute("SELECT pg_clear_attribute_stats(current_schema(), 'layers_item', 'search_vector', false)")
+        cur.execute("SELECT pg_clear_attribute_stats(current_schema(), 'layers_itemsearch', 'search_vector', false)")
     hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
     assert len(hits) == 28
 

@@ -4,7 +4,9 @@ At 1,000,000 items the ORM path (1M model instances, then batched INSERTs into a
 GIN, btree and HNSW indexes grow row by row) takes hours and gigabytes; a binary COPY of
 generated chunks into an index-free table, then one build per index, takes minutes and holds one
 chunk at a time. The table's secondary indexes cover every workspace, so other workspaces in the
-same database search without them meanwhile: seed a benchmark database.
+same database search without them meanwhile: seed a benchmark database. The items' keyword-search
+copies (layers_itemsearch, filled by a trigger on layers_item: one INSERT ... SELECT per COPY) are
+loaded the same way, their GIN index dropped and built after.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import psycopg
 from django.db import connection
 from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
 
-from apps.layers.models import Item
+from apps.layers.models import Item, ItemSearch
 
 # The columns COPY fills; every NOT NULL column without a database default is here.
 COLUMNS = (
@@ -25,7 +27,10 @@ COLUMNS = (
     "confidence", "priority", "group_id", "agent_types", "source_refs", "helpfulness",
 )  # fmt: skip
 TABLE = Item._meta.db_table
-KEPT_INDEXES = ("layers_item_pkey",)  # the primary key stays (identity values are checked as they come)
+# The tables a COPY into layers_item fills: the items, and their keyword-search copies (by trigger).
+LOADED_TABLES = (TABLE, ItemSearch._meta.db_table)
+# The primary keys stay (identity values are checked as they come).
+KEPT_INDEXES = ("layers_item_pkey", "layers_itemsearch_pkey")
 
 
 def _connect() -> psycopg.Connection[Any]:
@@ -40,8 +45,8 @@ def _connect() -> psycopg.Connection[Any]:
 
 def _index_definitions(cur: psycopg.Cursor[Any]) -> list[tuple[str, str]]:
     cur.execute(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = %s",
-        [Item._meta.db_table],
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY(%s)",
+        [list(LOADED_TABLES)],
     )
     return [(name, definition) for name, definition in cur.fetchall() if name not in KEPT_INDEXES]
 
@@ -82,5 +87,5 @@ def copy_rows(*, chunks: Iterator[Sequence[tuple[Any, ...]]], items: int, phase:
                 cur.execute(definition)
                 phase(f"index {name}")
         phase("commit")
-        cur.execute(f"ANALYZE {Item._meta.db_table}")
+        cur.execute(f"ANALYZE {', '.join(LOADED_TABLES)}")
         phase("analyze")
