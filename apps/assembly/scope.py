@@ -6,7 +6,7 @@ here, not in apps/consumption, because assembly writes it and a lower app never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def record_fields(*, params: ContextParams, resolved: Resolved, chunks: Iterable
     return {**scope_of(params=params, resolved=resolved), "injected_packages": injected_packages(chunks)}
 
 
-def cached_record_fields(*, scope: dict[str, Any], chunks: Iterable[Chunk]) -> dict[str, Any]:
+def cached_record_fields(*, scope: Mapping[str, Any], chunks: Iterable[Chunk]) -> dict[str, Any]:
     """The consumption fields of a cache hit: the stored scope and the stored chunks' packages.
 
     A cached answer carries its original's trace_id, so the agent reports against the original:

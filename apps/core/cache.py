@@ -6,10 +6,14 @@ Cache failures never fail a request: a broken cache behaves as an empty one.
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections import OrderedDict
 from typing import Any
 
 from django.core.cache import cache as _cache
 from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,70 @@ def set_value(key: str, value: Any, timeout: int) -> None:
         _cache.set(key, value, timeout)
     except Exception:  # noqa: BLE001
         log.warning("cache set failed for %s", key, exc_info=True)
+
+
+# --- Immutable objects (the assembly cache's finished answers) ------------------------------------
+# With Redis they are pickled like any value (every process shares them). In local memory, where
+# only this process can see them anyway, LocMemCache would still pickle on every set and unpickle on
+# every get: 1.1 ms to store one 4,000-token answer of 95 chunks. They are kept by reference instead,
+# which is safe only for values nobody can change (frozen dataclasses of tuples, strings, numbers).
+OBJECTS_MAX = 300  # LocMemCache's default MAX_ENTRIES: the same bound on what a process holds
+
+
+class _Objects:
+    """A bounded, expiring map of this process's objects, the least recently used dropped first."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_entries
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if entry[0] <= time.monotonic():
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def set(self, key: str, value: Any, timeout: int) -> None:
+        with self._lock:
+            self._entries[key] = (time.monotonic() + timeout, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_objects = _Objects(OBJECTS_MAX)
+
+
+def _in_memory() -> bool:
+    return isinstance(caches["default"], LocMemCache)
+
+
+def get_object(key: str) -> Any:
+    """A cached immutable object, or None (by reference in local memory, unpickled from Redis)."""
+    return _objects.get(key) if _in_memory() else get_value(key)
+
+
+def set_object(key: str, value: Any, timeout: int) -> None:
+    """Cache an object nobody can change: its caller and every later reader share it in local memory."""
+    if _in_memory():
+        _objects.set(key, value, timeout)
+    else:
+        set_value(key, value, timeout)
+
+
+def objects_clear() -> None:
+    """Forget this process's cached objects (tests)."""
+    _objects.clear()
 
 
 # --- Counters (rate limits) in their own cache aliases --------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -18,11 +20,21 @@ from apps.core.versions import content_version
 
 @dataclass(frozen=True)
 class CachedContext:
-    """A stored answer: the result, its layer and its consumption scope (a hit records them again)."""
+    """A stored answer: the result, its layer and its consumption scope (a hit records them again).
+
+    Immutable all the way down (the result is a frozen dataclass of tuples; the scope a read-only
+    view of its own copy), since in local memory every hit shares this very object.
+    """
 
     result: ContextResult
     layer_id: int
-    scope: dict[str, Any]
+    scope: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", MappingProxyType(dict(self.scope)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CachedContext, (self.result, self.layer_id, dict(self.scope)))  # a mapping proxy does not pickle
 
 
 _PLAIN = tuple(f.name for f in fields(ContextParams) if f.name != "query_vector")
@@ -45,11 +57,11 @@ def cached_get(key: str) -> CachedContext | None:
     """The stored answer, or None (also when the cache is off, down, or holds an older shape)."""
     if not settings.ASSEMBLY_CACHE_SECONDS:
         return None
-    value = cache.get_value(key)
+    value = cache.get_object(key)
     return value if isinstance(value, CachedContext) else None
 
 
 def cached_put(key: str, entry: CachedContext) -> None:
     """Store a finished answer. Never a partial one: the next request must get the whole context."""
     if settings.ASSEMBLY_CACHE_SECONDS and not entry.result.partial:
-        cache.set_value(key, entry, settings.ASSEMBLY_CACHE_SECONDS)
+        cache.set_object(key, entry, settings.ASSEMBLY_CACHE_SECONDS)
