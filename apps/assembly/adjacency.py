@@ -22,8 +22,9 @@ def neighbour_seed_rank(budget: int) -> int:
     return max(NEIGHBOUR_SEED_RANK, budget // TOKENS_PER_SEED)
 
 
-# (neighbour id, seed id) for the messages among the seeds (params: workspace id, seed ids); a turn
-# next to two seeds comes twice, and the first row's seed is the one it is the neighbour of.
+# (neighbour id, seed id) for the messages among the seeds (params: workspace id, the seed ids as an
+# array literal, filters.id_array); a turn next to two seeds comes twice, and the first row's seed is
+# the one it is the neighbour of.
 ADJACENT_SQL = """
     SELECT n.id, h.id FROM layers_item h
     CROSS JOIN LATERAL (
@@ -37,5 +38,5 @@ ADJACENT_SQL = """
                AND (p.created_at, p.id) > (h.created_at, h.id)
          ORDER BY p.created_at, p.id LIMIT 1)
     ) n
-    WHERE h.workspace_id = %s AND h.id = ANY(%s) AND h.kind = 'message'
+    WHERE h.workspace_id = %s AND h.id = ANY(%s::bigint[]) AND h.kind = 'message'
 """

@@ -21,7 +21,7 @@ from apps.assembly.engine import Candidate, Rung
 from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
-from apps.layers.filters import ItemFilters
+from apps.layers.filters import ItemFilters, id_array
 from apps.layers.hybrid_search import hybrid_search
 from apps.layers.models import Item, Relationship
 from apps.summaries.selectors import member_id, summaries_for_layers
@@ -73,9 +73,12 @@ def retrieve(
 
     # The hits' and pinned items' rows as tuples (raw SQL: no ORM query building per request).
     where, params = filters.sql()
-    sql = f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} AND (i.id = ANY(%s) OR i.pinned)"
+    sql = (
+        f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} "
+        "AND (i.id = ANY(%s::bigint[]) OR i.pinned)"
+    )
     with connection.cursor() as cur:
-        cur.execute(sql, [*params, [*vector_by_id, *keyword_by_id]])
+        cur.execute(sql, [*params, id_array([*vector_by_id, *keyword_by_id])])
         fetched = cur.fetchall()
     candidates: dict[int, Candidate] = {}
     parent_of: dict[int, int] = {}  # message hit → the turn it answers
@@ -150,10 +153,11 @@ def _add_neighbour_turns(
         f"WITH adj(neighbour, seed) AS MATERIALIZED ({ADJACENT_SQL}) "
         f"SELECT {_ROW_COLUMNS}, (SELECT a.seed FROM adj a WHERE a.neighbour = i.id LIMIT 1) "
         f"FROM layers_item i WHERE {' AND '.join(where)} AND i.kind = 'message' "
-        "AND (i.id = ANY(%s) OR i.id = ANY(ARRAY(SELECT neighbour FROM adj)) OR i.parent_id = ANY(%s))"
+        "AND (i.id = ANY(%s::bigint[]) OR i.id = ANY(ARRAY(SELECT neighbour FROM adj)) "
+        "OR i.parent_id = ANY(%s::bigint[]))"
     )
     with connection.cursor() as cur:
-        cur.execute(sql, [filters.workspace_id, seeds, *params, list(wanted_parents), hits])
+        cur.execute(sql, [filters.workspace_id, id_array(seeds), *params, id_array(wanted_parents), id_array(hits)])
         fetched = cur.fetchall()
     for values in fetched:
         row = item_row(ROW_FIELDS, values)

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Q, QuerySet
+
+
+def id_array(ids: Iterable[int]) -> str:
+    """Ids as one PostgreSQL array literal ('{1,2,3}'), for `= ANY(%s::bigint[])` in raw SQL.
+
+    Django's psycopg cursor binds on the client: a list parameter is dumped element by element in
+    Python (a third of a millisecond for a workspace's ~200 layer ids, in every statement that
+    filters on them), one string is quoted once.
+    """
+    return "{" + ",".join([str(int(i)) for i in ids]) + "}"
 
 
 @dataclass(frozen=True)
@@ -24,8 +36,8 @@ class ItemFilters:
 
     def sql(self) -> tuple[list[str], list[Any]]:
         """WHERE clauses (ANDed) and their parameters, for raw SQL on layers_item."""
-        where = ["workspace_id = %s", "layer_id = ANY(%s)"]
-        params: list[Any] = [self.workspace_id, list(self.layer_ids)]
+        where = ["workspace_id = %s", "layer_id = ANY(%s::bigint[])"]
+        params: list[Any] = [self.workspace_id, self.layer_array]
         if self.kinds:
             where.append("kind = ANY(%s)")
             params.append(list(self.kinds))
@@ -45,6 +57,11 @@ class ItemFilters:
             where.append("(group_id = '' OR group_id = %s)")
             params.append(self.group_id)
         return where, params
+
+    @cached_property
+    def layer_array(self) -> str:
+        """`layer_ids` as an array literal, built once: a request's searches and fetches all filter on it."""
+        return id_array(self.layer_ids)
 
     def q(self) -> Q:
         """The same filters as a Q object."""

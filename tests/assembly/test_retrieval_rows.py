@@ -1,0 +1,50 @@
+"""Retrieval's raw-SQL rows (apps/assembly/retrieval.py) decode as the ORM does: the same values, in UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from apps.assembly.engine.candidates import ITEM_FIELDS
+from apps.assembly.retrieval import retrieve
+from apps.layers.filters import ItemFilters
+from apps.layers.models import Item
+from tests.assembly.test_context_features import bulk, layer
+from tests.conftest import Tenant
+
+
+@pytest.mark.django_db
+def test_hit_and_neighbour_rows_carry_the_orms_values(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk, external_id="river")
+    start = datetime(2025, 5, 3, 9, 0, 0, 123456, tzinfo=UTC)
+    texts = ["Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day."]
+    bulk(
+        tenant,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user",
+                "content": text,
+                "external_id": f"r{i}",
+                "created_at": (start + timedelta(seconds=i, microseconds=7)).isoformat(),
+            }
+            for i, text in enumerate(texts)
+        ],
+    )
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
+    found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
+    assert sorted(c.origin for c in found.candidates) == ["keyword", "neighbour", "neighbour"]
+    orm = {row["id"]: row for row in Item.objects.filter(layer_id=session).values(*ITEM_FIELDS)}
+    for c in found.candidates:
+        row = orm[c.id]
+        assert c.created_at == row["created_at"] and c.created_at.tzinfo is UTC
+        assert c.created_at.microsecond == row["created_at"].microsecond != 0
+        assert (c.kind, c.layer_id, c.content, c.external_id, c.role) == (
+            row["kind"],
+            row["layer_id"],
+            row["content"],
+            row["external_id"],
+            row["role"],
+        )
