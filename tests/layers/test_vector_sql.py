@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from apps.core import embeddings
+from apps.layers.embedder import items_embed_pending
 from apps.layers.filters import ItemFilters, id_array
+from apps.layers.models import Layer
+from apps.layers.services import ItemInput, items_create
+from apps.layers.vectors import HNSW_INDEX, nearest_items, parse_db_vector, vector_literal
+from tests.conftest import Tenant
+
+
+def awkward_float32s(dimensions: int) -> np.ndarray:
+    """Floats whose shortest decimal needs all 9 digits, the extremes of float32 and its subnormals."""
+    rng = np.random.default_rng(4)
+    bits = rng.integers(0, 2**32, size=dimensions, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    values = np.where(np.isfinite(bits), bits, np.float32(1.0)).astype(np.float32)
+    extremes = np.array(
+        [np.finfo(np.float32).max, np.finfo(np.float32).tiny, 1e-45, -1e-45, 0.1, -0.0, 1 / 3, 16777217.0],
+        dtype=np.float32,
+    )
+    values[: len(extremes)] = extremes
+    return values
 
 
 def test_id_arrays_are_one_array_literal() -> None:
@@ -12,3 +36,43 @@ def test_id_arrays_are_one_array_literal() -> None:
         ["workspace_id = %s", "layer_id = ANY(%s::bigint[])"],
         [1, "{7,8}"],
     )
+
+
+@pytest.mark.django_db
+def test_a_float32_vector_reads_back_as_itself() -> None:
+    # pgvector stores float32 and parses each number with strtof: 9 digits must land on the same float.
+    vector = awkward_float32s(384)
+    with connection.cursor() as cur:
+        cur.execute("SELECT %s::vector::text", [vector_literal(vector)])
+        stored = parse_db_vector(cur.fetchone()[0])
+    assert stored is not None
+    assert stored.tobytes() == vector.tobytes()
+    # the same vector as the exact repr of each float, which pgvector was sent before
+    with connection.cursor() as cur:
+        cur.execute("SELECT %s::vector = %s::vector", [vector_literal(vector), vector_literal(vector.astype(float))])
+        assert cur.fetchone()[0] is True
+
+
+@pytest.mark.django_db
+def test_the_nearest_items_statement_sends_the_vector_once_and_walks_the_hnsw_index(tenant: Tenant) -> None:
+    other = Layer.objects.create(workspace=tenant.workspace, parent=tenant.root, kind="project", name="other")
+    items = items_create(
+        layer=tenant.root,
+        items=[ItemInput(kind="memory", type="fact", content=t) for t in ("Backups are kept 35 days.", "Tea.")],
+    )
+    hidden = items_create(layer=other, items=[ItemInput(kind="memory", type="fact", content="Backups: 35 days.")])
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    vector = embeddings.embed_query("how long are backups kept")[0]
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    with CaptureQueriesContext(connection) as queries:
+        hits = nearest_items(filters=filters, query_vector=vector, limit=10)
+    assert [h.item_id for h in hits] == [items[0].pk, items[1].pk]  # not the other layer's item
+    assert hidden[0].pk not in {h.item_id for h in hits}
+    assert hits[0].similarity > hits[1].similarity
+    (sql,) = [q["sql"] for q in queries.captured_queries if "<=>" in q["sql"]]
+    assert sql.count("::vector") == 1
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_sort = off")  # a test table is small enough to sort
+        cur.execute("EXPLAIN " + sql)
+        plan = "\n".join(row[0] for row in cur.fetchall())
+    assert f"Index Scan using {HNSW_INDEX}" in plan
