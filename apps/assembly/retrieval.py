@@ -7,13 +7,15 @@ Each part is one statement whatever the workspace size; embeddings are never loa
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 import numpy as np
 from django.db import connection
 from django.db.models import Q
+from psycopg.types.datetime import TimestamptzLoader
 
 from apps.assembly.adjacency import ADJACENT_SQL, NEIGHBOUR_SEED_RANK
 from apps.assembly.deadline import Deadline
@@ -77,9 +79,7 @@ def retrieve(
         f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} "
         "AND (i.id = ANY(%s::bigint[]) OR i.pinned)"
     )
-    with connection.cursor() as cur:
-        cur.execute(sql, [*params, id_array([*vector_by_id, *keyword_by_id])])
-        fetched = cur.fetchall()
+    fetched = _fetch_rows(sql, [*params, id_array([*vector_by_id, *keyword_by_id])])
     candidates: dict[int, Candidate] = {}
     parent_of: dict[int, int] = {}  # message hit → the turn it answers
     for values in fetched:
@@ -156,9 +156,9 @@ def _add_neighbour_turns(
         "AND (i.id = ANY(%s::bigint[]) OR i.id = ANY(ARRAY(SELECT neighbour FROM adj)) "
         "OR i.parent_id = ANY(%s::bigint[]))"
     )
-    with connection.cursor() as cur:
-        cur.execute(sql, [filters.workspace_id, id_array(seeds), *params, id_array(wanted_parents), id_array(hits)])
-        fetched = cur.fetchall()
+    fetched = _fetch_rows(
+        sql, [filters.workspace_id, id_array(seeds), *params, id_array(wanted_parents), id_array(hits)]
+    )
     for values in fetched:
         row = item_row(ROW_FIELDS, values)
         adjacent_seed = values[-1]
@@ -172,6 +172,20 @@ def _add_neighbour_turns(
         candidates[row["id"]] = item_candidate(
             {**row, "metadata": metadata}, layer_name=layer_names.get(row["layer_id"], ""), origin="neighbour"
         )
+
+
+def _fetch_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of a raw item statement, `created_at` (the column after `external_id`) in UTC.
+
+    Django registers a pure-Python timestamptz loader on every connection (3.5 us a value); the
+    cursor gets psycopg's C loader instead (0.4 us), whose datetimes are in the session's time zone.
+    """
+    with connection.cursor() as cur:
+        cur.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+        cur.execute(sql, params)
+        fetched = cur.fetchall()
+    at = ROW_FIELDS.index("created_at")
+    return [(*values[:at], values[at].astimezone(UTC), *values[at + 1 :]) for values in fetched]
 
 
 def layer_summaries(
