@@ -73,13 +73,18 @@ def retrieve(
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(found.vector, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(found.keyword, start=1)}
 
-    # The hits' and pinned items' rows as tuples (raw SQL: no ORM query building per request).
+    # The hits' and pinned items' rows as tuples (raw SQL: no ORM query building per request). The
+    # hits passed the filters in their searches, so they are fetched by id alone; the pinned items
+    # are filtered. Two arms, not one `id = ANY(..) OR pinned`: planning that OR (a bitmap OR over
+    # the table's indexes) cost more than running the statement.
     where, params = filters.sql()
+    hit_ids = id_array([*vector_by_id, *keyword_by_id])
     sql = (
-        f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} "
-        "AND (i.id = ANY(%s::bigint[]) OR i.pinned)"
+        f"SELECT {_ROW_COLUMNS} FROM layers_item i WHERE i.workspace_id = %s AND i.id = ANY(%s::bigint[]) "
+        f"UNION ALL SELECT {_ROW_COLUMNS} FROM layers_item i WHERE {' AND '.join(where)} "
+        "AND i.pinned AND NOT i.id = ANY(%s::bigint[])"
     )
-    fetched = _fetch_rows(sql, [*params, id_array([*vector_by_id, *keyword_by_id])])
+    fetched = _fetch_rows(sql, [filters.workspace_id, hit_ids, *params, hit_ids])
     candidates: dict[int, Candidate] = {}
     parent_of: dict[int, int] = {}  # message hit → the turn it answers
     for values in fetched:

@@ -48,3 +48,27 @@ def test_hit_and_neighbour_rows_carry_the_orms_values(tenant: Tenant) -> None:
             row["external_id"],
             row["role"],
         )
+
+
+@pytest.mark.django_db
+def test_pinned_items_come_once_and_only_from_the_filtered_layers(tenant: Tenant) -> None:
+    inside = layer(tenant, "project", tenant.root.pk, name="inside")
+    outside = layer(tenant, "project", tenant.root.pk, name="outside")
+    pinned_hit, pinned_other, plain = bulk(
+        tenant,
+        inside,
+        [
+            {"kind": "memory", "type": "fact", "content": "Otters hold hands while sleeping.", "pinned": True},
+            {"kind": "memory", "type": "fact", "content": "The deploy freeze starts Friday.", "pinned": True},
+            {"kind": "memory", "type": "fact", "content": "Otters eat sea urchins."},
+        ],
+    )
+    (pinned_outside,) = bulk(
+        tenant, outside, [{"kind": "memory", "type": "fact", "content": "Otters are mustelids.", "pinned": True}]
+    )
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(inside,))
+    found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
+    origins = {c.id: c.origin for c in found.candidates}
+    assert len(found.candidates) == len(origins) == 3
+    assert origins == {pinned_hit: "keyword", pinned_other: "pinned", plain: "keyword"}
+    assert pinned_outside not in origins
