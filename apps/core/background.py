@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from multiprocessing import util as mp_util
 from typing import Any, cast
 
 from django.conf import settings
@@ -105,13 +106,72 @@ def _queue_key(task: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return key
 
 
+# Dispatches waiting out their delay (dispatch_later), by queue key: the timer and what it dispatches.
+_later: dict[tuple[Any, ...], tuple[threading.Timer, Any, tuple[Any, ...]]] = {}
+
+
+def dispatch_later(task: Any, delay: float, *args: Any) -> None:
+    """Dispatch `task(*args)` in `delay` seconds, once however often it is asked for meanwhile.
+
+    For bookkeeping every request adds to (the served items' access counts): written once per
+    `delay` instead of once per request, since each write costs a statement and a commit whatever
+    its size. `wait_idle` and a clean exit do not wait out the delay: they run it at once.
+    """
+    key = _queue_key(task, args)
+    if key is None:
+        dispatch(task, *args)
+        return
+    with _lock:
+        if key in _later:
+            return
+        timer = threading.Timer(delay, _fire, (key,))
+        timer.daemon = True
+        _later[key] = (timer, task, args)
+    timer.start()
+
+
+def _fire(key: tuple[Any, ...]) -> None:
+    """Dispatch a delayed task now (its timer ran out, or someone waits for idle)."""
+    with _lock:
+        entry = _later.pop(key, None)
+    if entry is None:
+        return
+    timer, task, args = entry
+    timer.cancel()
+    try:
+        dispatch(task, *args)
+    except RuntimeError:  # the interpreter is exiting and the worker takes no new work: run it here
+        task.run(*args)
+
+
+def _run_later_now() -> None:
+    """At exit: the delayed tasks, run here (the worker thread takes no new work once exit began)."""
+    with _lock:
+        entries = list(_later.values())
+        _later.clear()
+    for timer, task, args in entries:
+        timer.cancel()
+        try:
+            task.run(*args)
+        except Exception:
+            log.exception("background task %s failed at exit", getattr(task, "name", task))
+
+
+atexit.register(_run_later_now)
+mp_util.Finalize(None, _run_later_now, exitpriority=10)  # server workers end through multiprocessing
+
+
 def enqueue(task: Any, *args: Any) -> None:
     """Dispatch `task(*args)` after the current transaction commits (immediately outside one)."""
     transaction.on_commit(lambda: dispatch(task, *args), robust=True)  # never fails the committed write
 
 
 def wait_idle(timeout: float = 60.0) -> bool:
-    """Block until in-process work is done (management commands and tests); True when idle."""
+    """Block until in-process work is done (management commands and tests); True when idle.
+
+    Delayed dispatches go now rather than after their delay."""
+    for key in list(_later):
+        _fire(key)
     if _executor is None:
         return True
     done = threading.Event()

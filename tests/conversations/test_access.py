@@ -3,11 +3,17 @@ the response (never inside the request), in ItemAccess, never rewriting the item
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.conversations.services import items_record_access
+from apps.core.database_url import url_from_database
 from apps.layers.models import Item, ItemAccess
 from tests.conftest import Tenant
 from tests.conversations.conftest import messages
@@ -69,3 +75,26 @@ def test_the_celery_task_takes_the_ids_as_json_keys(tenant: Tenant, session: int
     assert record_item_access.run({str(item): 2}, "2026-01-02T03:04:05+00:00") == 1
     row = ItemAccess.objects.get(item_id=item)
     assert row.access_count == 2 and row.last_accessed_at.isoformat() == "2026-01-02T03:04:05+00:00"
+
+
+def test_accesses_of_a_whole_burst_are_written_once_and_none_is_lost_at_exit(tenant: Tenant, session: int) -> None:
+    ids = messages(tenant, session, ["a turn", "another turn"])
+    script = (
+        "import django, os, sys\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'contextarch.settings')\n"
+        "django.setup()\n"
+        "from apps.conversations import access\n"
+        "for _ in range(5):\n"
+        "    access.note_served([int(i) for i in sys.argv[1:]])\n"
+        "from apps.core import background\n"
+        "print(len(background._later))\n"
+    )
+    env = {**os.environ, "DATABASE_URL": url_from_database(connection.settings_dict)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, ids)],
+        cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "1"  # one flush waits for the whole burst
+    counts = dict(ItemAccess.objects.filter(item_id__in=ids).values_list("item_id", "access_count"))
+    assert counts == {ids[0]: 5, ids[1]: 5}  # written at exit, before its delay ran out

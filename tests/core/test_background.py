@@ -110,3 +110,25 @@ def test_a_sweep_already_queued_is_not_queued_again() -> None:
     release.set()
     assert background.wait_idle(10)
     assert runs == [None, 7]
+
+
+def test_a_delayed_dispatch_runs_once_for_many_asks_and_wait_idle_does_not_wait_it_out() -> None:
+    runs: list[object] = []
+
+    class Flush:
+        name = "tests.flush"
+
+        def run(self) -> None:
+            runs.append(None)
+
+    started = time.monotonic()
+    for _ in range(20):
+        background.dispatch_later(Flush(), 60)
+    assert runs == []  # not before its delay
+    assert background.wait_idle(10)
+    assert runs == [None] and time.monotonic() - started < 30
+    background.dispatch_later(Flush(), 0.05)  # and on its own once the delay has passed
+    deadline = time.monotonic() + 10
+    while len(runs) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert background.wait_idle(10) and runs == [None, None]
