@@ -72,3 +72,41 @@ def test_pinned_items_come_once_and_only_from_the_filtered_layers(tenant: Tenant
     assert len(found.candidates) == len(origins) == 3
     assert origins == {pinned_hit: "keyword", pinned_other: "pinned", plain: "keyword"}
     assert pinned_outside not in origins
+
+
+@pytest.mark.django_db
+def test_the_window_is_the_newest_messages_with_the_orms_values(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk, external_id="window")
+    start = datetime(2025, 5, 3, 9, 0, 0, 250000, tzinfo=UTC)
+    bulk(
+        tenant,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user",
+                "content": f"turn {i}",
+                "created_at": (start + timedelta(minutes=i)).isoformat(),
+            }
+            for i in range(6)
+        ],
+    )
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
+    found = retrieve(
+        filters=filters,
+        layer_names={},
+        query="",
+        query_vector=None,
+        limit=50,
+        window_layer_ids=(session,),
+        window_size=4,
+    )
+    newest = list(Item.objects.filter(layer_id=session).order_by("-created_at", "-id").values(*ITEM_FIELDS)[:4])
+    assert [(c.id, c.distance, c.origin) for c in found.candidates] == [
+        (row["id"], distance, "conversation") for distance, row in enumerate(newest)
+    ]
+    assert [c.created_at for c in found.candidates] == [row["created_at"] for row in newest]
+    assert all(
+        c.created_at.tzinfo is UTC and c.metadata == row["metadata"]
+        for c, row in zip(found.candidates, newest, strict=True)
+    )
