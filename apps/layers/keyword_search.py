@@ -180,17 +180,16 @@ _EXACT = """
 # One pass over the matches: each row keeps its length and one term frequency per word (NULL where
 # the word is absent), not its search_vector, so nothing is rescanned per word and nothing grouped.
 # The words' parts add up in the query's order, as a per-word sum would (an absent word adds 0).
-# avglen is materialised: inlined, each word's part would average the matches again.
+# avglen is materialised: inlined, each word's part would average the matches again. A match's
+# length norm, K1 x (0.25 + 0.75 x len / avglen), is computed once, not once per word (OFFSET 0
+# keeps the planner from pulling the subquery up and pasting the expression back into each part).
 def _pruned_sql(*, where: str, words: int) -> str:
     tfs = "".join(
         f", CASE WHEN search_vector @@ tq{i} THEN ts_rank(search_vector, tq{i}, 0) * 10 END AS tf{i}"
         for i in range(words)
     )
     queries = "".join(f", plainto_tsquery('simple', %s) AS tq{i}" for i in range(words))
-    parts = " + ".join(
-        f"coalesce(%s::float8 * (tf{i} * ({K1} + 1)) / (tf{i} + {K1} * (0.25 + 0.75 * len / stats.avglen)), 0)"
-        for i in range(words)
-    )
+    parts = " + ".join(f"coalesce(%s::float8 * (tf{i} * ({K1} + 1)) / (tf{i} + hits.norm), 0)" for i in range(words))
     return f"""
     WITH chosen AS (
         SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery AS tsq
@@ -203,6 +202,6 @@ def _pruned_sql(*, where: str, words: int) -> str:
     ),
     stats AS MATERIALIZED (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
     SELECT hits.id, ({parts})::float8 AS score
-    FROM hits CROSS JOIN stats
+    FROM (SELECT hits.*, {K1} * (0.25 + 0.75 * len / stats.avglen) AS norm FROM hits CROSS JOIN stats OFFSET 0) hits
     ORDER BY score DESC, hits.id LIMIT %s
 """
