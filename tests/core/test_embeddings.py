@@ -54,6 +54,15 @@ def test_it_caches_query_embeddings_by_provider_model_and_text() -> None:
     assert np.array_equal(first, second)
 
 
+def test_a_query_started_soon_gives_the_vector_embed_query_gives() -> None:
+    text = f"soon {time.time()}"
+    computing = embeddings.embed_query_soon(text)
+    vector, hit = computing.result(timeout=60)
+    assert not hit and np.array_equal(vector, embeddings.embed_query(text)[0])
+    cached = embeddings.embed_query_soon(text)
+    assert cached.done() and cached.result()[1] is True  # no thread for a vector in the cache
+
+
 def test_a_query_does_not_wait_behind_a_batch_of_passages() -> None:
     provider = embeddings.LocalProvider("e5")
     provider.embed_queries(["warm"])
@@ -124,6 +133,8 @@ def test_assembly_degrades_to_keyword_search_when_embeddings_fail(fresh_provider
         EMBEDDING_MODEL="e5",
         EMBEDDING_TIMEOUT_SECONDS=1.0,
     ):
+        with pytest.raises(embeddings.EmbeddingError):  # the SDK's first call imports for ~1 s, past the deadline:
+            embeddings.embed_query("warm up")  # this test is about a failing embedder, not a slow first call
         result = context_assemble(workspace=t.workspace, params=ContextParams(layer_id=t.root.pk, query="backups kept"))
     assert result.chunks[0].text == "Backups are kept 35 days."
     assert any("keyword search only" in w for w in result.warnings)

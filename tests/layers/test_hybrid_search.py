@@ -11,6 +11,7 @@ from django.test import override_settings
 
 from apps.assembly.engine import Candidate
 from apps.assembly.engine.fusion import fusion_scores
+from apps.assembly.timings import StageTimes
 from apps.core import embeddings
 from apps.core.deadline import Deadline
 from apps.layers.embedder import items_embed_pending
@@ -110,3 +111,31 @@ def test_the_history_tool_searches_within_its_deadline(tenant: Tenant) -> None:
         late = history("which login locks the account after failed attempts")
     assert any("deadline" in w and "vector search" in w for w in late["warnings"])
     assert late["messages"] and {m["id"] for m in late["messages"]} <= set(auth)  # keyword search still answers
+
+
+@pytest.mark.django_db
+def test_a_vector_still_being_computed_is_awaited_after_the_keyword_search(tenant: Tenant) -> None:
+    items_create(
+        layer=tenant.root,
+        items=[
+            ItemInput(kind="memory", type="fact", content=t)
+            for t in ("Backups are kept 35 days.", "Deploys on Tuesday.", "Backups run at night.")
+        ],
+    )
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    vector = np.asarray(embeddings.embed_query("how long are backups kept")[0])
+    timings = StageTimes()
+    searched_first: list[bool] = []
+
+    def pending() -> np.ndarray:
+        searched_first.append("keyword_search" in timings.ms)
+        return vector
+
+    found = hybrid_search(filters=filters, query="backups kept", query_vector=pending, limit=10, timings=timings)
+    known = hybrid_search(filters=filters, query="backups kept", query_vector=vector, limit=10)
+    assert searched_first == [True]  # the keyword search overlaps the embedding
+    assert found == known and found.vector_used and len(found.vector) == 3
+
+    keyword_only = hybrid_search(filters=filters, query="backups kept", query_vector=lambda: None, limit=10)
+    assert not keyword_only.vector_used and keyword_only.keyword == known.keyword

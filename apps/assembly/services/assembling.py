@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
@@ -113,22 +115,52 @@ def _result_warnings(outcome: Outcome) -> None:
         warnings.append(f"the context is empty: {why}")
 
 
-def _query_vector(params: ContextParams, warnings: list[str], deadline: Deadline) -> tuple[Any, bool | None]:
-    """The query vector (None: keyword search only) and whether it came from the embedding cache."""
+def _query_vector(params: ContextParams, outcome: Outcome, deadline: Deadline) -> np.ndarray | None | _PendingVector:
+    """The query vector (None: keyword search only), or the query embedding started in a thread,
+    which the hybrid search waits for after its keyword search (apps/layers/hybrid_search.py)."""
     if params.query_vector is not None:
-        return embeddings.validate_query_vector(list(params.query_vector)), None
+        return embeddings.validate_query_vector(list(params.query_vector))
     if not vector_available():
-        warnings.append("vector search is unavailable on this database; results come from keyword search only")
-        return None, None
+        outcome.warnings.append("vector search is unavailable on this database; results come from keyword search only")
+        return None
     if deadline.expired():
         deadline.skip("query embedding")
-        return None, None
+        return None
     left = deadline.remaining_ms()
-    try:
-        return embeddings.embed_query(params.query, timeout=None if left is None else left / 1000)
-    except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
-        warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
-        return None, None
+    pending = _PendingVector(
+        embeddings.embed_query_soon(params.query, timeout=None if left is None else left / 1000), outcome, deadline
+    )
+    return pending() if pending.future.done() else pending  # a cached vector: the searches keep their order
+
+
+@dataclass
+class _PendingVector:
+    """A query embedding running in a thread; calling it waits for the vector, at most until the deadline.
+
+    An embedder failure degrades to keyword search with a warning; a wait past the deadline names
+    the query embedding as skipped (a partial answer, finished in the background, where the vector
+    computed meanwhile is in the cache)."""
+
+    future: Future[tuple[np.ndarray, bool]]
+    outcome: Outcome
+    deadline: Deadline
+
+    def __call__(self) -> np.ndarray | None:
+        left = self.deadline.remaining_ms()
+        with self.outcome.timings.stage("embedding"):
+            try:
+                vector, self.outcome.embedding_cache_hit = self.future.result(
+                    timeout=None if left is None else max(left, 0) / 1000
+                )
+            except TimeoutError:
+                self.deadline.skip("query embedding")
+                return None
+            except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
+                self.outcome.warnings.append(
+                    f"query embedding failed ({exc.message}); results come from keyword search only"
+                )
+                return None
+        return vector
 
 
 def _conversation(layers: LayerSnapshot, params: ContextParams, layer: Layer) -> tuple[int, ...]:
@@ -183,13 +215,13 @@ def _gather_and_pack(
         return
     deadline.check("embedding")
     with timings.stage("embedding"):
-        query_vector, outcome.embedding_cache_hit = _query_vector(params, warnings, deadline)
+        query_vector = _query_vector(params, outcome, deadline)
     deadline.check("candidates")
-    gathering = time.perf_counter()
+    gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
     candidates, extra_trace = _candidates(
         workspace, params, r, tree, window_layers, query_vector, warnings, deadline, timings
     )
-    searched = timings.ms.get("vector_search", 0.0) + timings.ms.get("keyword_search", 0.0)
+    searched = sum(timings.ms.get(stage, 0.0) for stage in ("vector_search", "keyword_search", "embedding")) - waited
     timings.add("candidates", (time.perf_counter() - gathering) * 1000 - searched)
     context = RankContext(
         now=timezone.now(),
