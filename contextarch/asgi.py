@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "contextarch.settings")
+
+from contextarch.handler import get_asgi_application
+
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from apps.core.body_limit import BodyLimitMiddleware  # noqa: E402
-from apps.core.client_gone import ClientGoneMiddleware  # noqa: E402
 from apps.core.embeddings import preload as preload_embedder  # noqa: E402
 from apps.core.tokenizer import preload as preload_tokenizer  # noqa: E402
 from apps.mcp_server.endpoint import with_mcp  # noqa: E402
@@ -32,7 +32,7 @@ if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
 
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimitMiddleware(with_mcp(ClientGoneMiddleware(django_asgi_app))),
+        "http": BodyLimitMiddleware(with_mcp(django_asgi_app)),
         "websocket": ApiKeyWebsocketMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )
