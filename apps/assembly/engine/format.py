@@ -182,7 +182,12 @@ def groups_by_day(candidate: Candidate, *, fmt: str, template: Template | None) 
 
     Text format without a template: a turn's `[user 2023-05-08] ` costs 10 tokens of a ~34-token
     LoCoMo turn; under one `[2023-05-08]` line per day each turn keeps only `[user] ` (2 tokens)."""
-    return fmt == "text" and template is None and candidate.kind == "message" and bool(candidate.role)
+    return groups_by_day_in(fmt=fmt, template=template) and candidate.kind == "message" and bool(candidate.role)
+
+
+def groups_by_day_in(*, fmt: str, template: Template | None) -> bool:
+    """Whether this format groups turns by day at all (`groups_by_day`'s part that holds for every chunk)."""
+    return fmt == "text" and template is None
 
 
 def day_header(candidate: Candidate) -> str:

@@ -27,10 +27,8 @@ def _lead(text: str, limit: int) -> str:
     return out.strip()
 
 
-def _title_of(candidate: Candidate) -> str:
-    if candidate.title:
-        return candidate.title
-    words = candidate.content.split()
+def _first_words(text: str) -> str:
+    words = text.split()
     return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
 
 
@@ -38,13 +36,17 @@ def ladder(candidate: Candidate) -> tuple[Rung, ...]:
     """The candidate's rungs, richest first; never empty."""
     if candidate.rungs:
         return candidate.rungs
-    stored = candidate.metadata.get("summary") if isinstance(candidate.metadata.get("summary"), str) else None
-    return _derived(candidate.content, stored, _title_of(candidate))
+    stored = candidate.metadata.get("summary") if candidate.metadata else None
+    return _derived(candidate.content, stored if isinstance(stored, str) else None, candidate.title)
 
 
 @functools.lru_cache(maxsize=16_384)
 def _derived(full: str, stored: str | None, title: str) -> tuple[Rung, ...]:
-    """Rungs from the text alone (a pure function of its arguments, so recent ones are kept)."""
+    """Rungs from the text alone (a pure function of its arguments, so recent ones are kept).
+
+    `title`: the candidate's own title; without one, the content's first words (derived here,
+    inside the cache: splitting a long content on every request is what the cache saves)."""
+    title = title or _first_words(full)
     rungs = [Rung("full", full)]
     summary = stored or _lead(full, SUMMARY_CHARS)
     if summary and len(summary) < len(full):

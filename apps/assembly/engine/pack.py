@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from apps.assembly.engine.format import FRAMES, Template, day, day_header, groups_by_day, render_days, render_piece
+from apps.assembly.engine.format import (
+    FRAMES,
+    Template,
+    day,
+    day_header,
+    groups_by_day_in,
+    render_days,
+    render_piece,
+)
 from apps.assembly.engine.ladder import ladder
 from apps.assembly.engine.policy import CONSERVATIVE_MAX_ITEMS, Resolution, allowed_depths
 from apps.assembly.engine.types import Assembled, Chunk, Counter, Rung, Scored, TraceEntry
@@ -82,8 +90,9 @@ def assemble(
     cut_made = False
     days: set[str] = set()  # days whose header is in the context (turns grouped by day, format.render_days)
     line_cost = count("\n")
+    grouping = groups_by_day_in(fmt=fmt, template=template)
 
-    def piece_of(s: Scored, text: str, depth: str, truncated: bool) -> str:
+    def piece_of(s: Scored, text: str, depth: str, truncated: bool, in_day: bool) -> str:
         return render_piece(
             s.candidate,
             text,
@@ -92,50 +101,52 @@ def assemble(
             truncated=truncated,
             depth=depth,
             template=template,
-            in_day=groups_by_day(s.candidate, fmt=fmt, template=template),
+            in_day=in_day,
         )
 
     for s in ranked:
         c = s.candidate
-        if c.key in decisions:
+        key = c.key
+        if key in decisions:
             duplicates.append(_trace(s, "excluded", "duplicate", 0))
             continue
-        depths, why_not = allowed_depths(c, zone=zone, resolution=resolution)
+        every_rung = ladder(c)
+        depths, why_not = allowed_depths(c, zone=zone, resolution=resolution, rungs=every_rung)
         if not depths:
-            decisions[c.key] = _trace(s, "excluded", why_not, 0)
+            decisions[key] = _trace(s, "excluded", why_not, 0)
             continue
         limit = limits.get(c.kind)
         if not c.pinned and limit is not None and per_kind.get(c.kind, 0) >= limit:
-            decisions[c.key] = _trace(s, "excluded", "over_limit", 0)
+            decisions[key] = _trace(s, "excluded", "over_limit", 0)
             continue
         if zone == "conservative" and not c.pinned and unpinned_taken >= CONSERVATIVE_MAX_ITEMS:
-            decisions[c.key] = _trace(s, "excluded", "zone", 0)
+            decisions[key] = _trace(s, "excluded", "zone", 0)
             continue
-        in_day = groups_by_day(c, fmt=fmt, template=template)
+        in_day = grouping and c.kind == "message" and bool(c.role)  # format.groups_by_day
         if in_day and day(c) in days:  # one more line under a header already there
             extra = line_cost
         elif in_day:  # a new day's block: its header, then the turn
             extra = (sep_cost if taken else 0) + count(day_header(c))
         else:
             extra = sep_cost if taken else 0
-        rungs = [rung for rung in ladder(c) if rung.depth in depths]
+        rungs = every_rung if len(depths) == len(every_rung) else [rung for rung in every_rung if rung.depth in depths]
         room = budget - used - extra
         can_cut = room > 0 and not cut_made  # only one cut: later ones would be scraps
 
         def cut(rung: Rung, s: Scored = s, room: int = room, in_day: bool = in_day) -> _Taken | None:
             def fits(text: str) -> bool:
-                return count(piece_of(s, text, rung.depth, True)) <= room
+                return count(piece_of(s, text, rung.depth, True, in_day)) <= room
 
             text = cut_to_fit(rung.text, fits)
             if text is None:
                 return None
-            piece = piece_of(s, text, rung.depth, True)
+            piece = piece_of(s, text, rung.depth, True, in_day)
             return _Taken(s, text, rung.depth, piece, count(piece), True, in_day)
 
         chosen: _Taken | None = None
         first_cost = 0
         for index, rung in enumerate(rungs):
-            piece = piece_of(s, rung.text, rung.depth, False)
+            piece = piece_of(s, rung.text, rung.depth, False, in_day)
             cost = count(piece)
             first_cost = first_cost or cost
             if cost <= room:
@@ -146,14 +157,15 @@ def assemble(
                 # The next rung is only a leading excerpt: filling the room with whole sentences beats it.
                 chosen = cut(rung)
                 if chosen is not None and (
-                    len(chosen.text) >= len(lower.text) or count(piece_of(s, lower.text, lower.depth, False)) > room
+                    len(chosen.text) >= len(lower.text)
+                    or count(piece_of(s, lower.text, lower.depth, False, in_day)) > room
                 ):
                     break
                 chosen = None
         if chosen is None and can_cut and rungs:
             chosen = cut(rungs[0])
         if chosen is None:
-            decisions[c.key] = _trace(s, "excluded", "over_budget", first_cost)
+            decisions[key] = _trace(s, "excluded", "over_budget", first_cost)
             continue
         taken.append(chosen)
         if in_day:
@@ -164,9 +176,9 @@ def assemble(
         unpinned_taken += 0 if c.pinned else 1
         if chosen.truncated:
             reason = f"cut at a sentence boundary ({first_cost} → {chosen.tokens} tokens)"
-            decisions[c.key] = _trace(s, "truncated", reason, chosen.tokens, chosen.depth)
+            decisions[key] = _trace(s, "truncated", reason, chosen.tokens, chosen.depth)
         else:
-            decisions[c.key] = _trace(s, "included", "fits", chosen.tokens, chosen.depth)
+            decisions[key] = _trace(s, "included", "fits", chosen.tokens, chosen.depth)
 
     def whole() -> str:
         return render_days([(t.scored.candidate, t.piece, t.in_day) for t in taken], fmt=fmt)
@@ -202,9 +214,10 @@ def assemble(
         )
         for t in taken
     )
-    overflow = sum(
-        1 for e in decisions.values() if e.decision == "excluded" and e.reason in ("over_budget", "over_limit")
-    )
+    overflow = 0
+    for e in decisions.values():
+        if e.decision == "excluded" and (e.reason == "over_budget" or e.reason == "over_limit"):
+            overflow += 1
     return Assembled(
         context=context,
         total_tokens=total,

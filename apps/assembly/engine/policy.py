@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from apps.assembly.engine.ladder import ladder
-from apps.assembly.engine.types import Candidate
+from apps.assembly.engine.types import Candidate, Rung
 
 ZONES = ("normal", "soft_warning", "conservative", "wrap_up", "emergency")
 ITEM_DEPTHS = ("full", "summary", "title")
@@ -57,15 +57,21 @@ PRESETS: dict[str, Resolution] = {
 CONSERVATIVE_MAX_ITEMS = 5
 
 
-def allowed_depths(candidate: Candidate, *, zone: str, resolution: Resolution) -> tuple[tuple[str, ...], str]:
-    """The depths this candidate may take, richest first, or () and the reason it may not go in."""
-    depths = tuple(rung.depth for rung in ladder(candidate))
+def allowed_depths(
+    candidate: Candidate, *, zone: str, resolution: Resolution, rungs: tuple[Rung, ...] | None = None
+) -> tuple[tuple[str, ...], str]:
+    """The depths this candidate may take, richest first, or () and the reason it may not go in.
+
+    `rungs`: the candidate's ladder when the caller already has it (the packer does)."""
     if zone == "emergency":
         return (), "zone"
+    depths = tuple(rung.depth for rung in (ladder(candidate) if rungs is None else rungs))
     if candidate.source == "error_hint" or candidate.pinned:
         return depths, ""
     if zone == "wrap_up":
         return (), "zone"
+    if candidate.distance is None and zone == "normal":  # a search hit in the normal zone: every depth
+        return depths, ""
     if candidate.distance is not None:  # a message of the conversation window, not a search hit
         d = candidate.distance
         if d <= resolution.full_context_distance:

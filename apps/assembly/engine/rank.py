@@ -199,9 +199,11 @@ def score_parts(c: Candidate, ctx: RankContext) -> dict[str, float]:
 def weighted_score(c: Candidate, ctx: RankContext) -> Scored:
     """The default scorer: the weighted mean of the applicable parts."""
     parts = score_parts(c, ctx)
-    weights = {name: getattr(ctx.weights, name) for name in parts}
-    total = sum(weights.values())
-    score = sum(weights[name] * value for name, value in parts.items()) / total if total > 0 else 0.0
+    w = ctx.weights
+    weights = [getattr(w, name) for name in parts]
+    total = sum(weights)
+    products = [weight * value for weight, value in zip(weights, parts.values(), strict=True)]
+    score = sum(products) / total if total > 0 else 0.0
     trace_parts = dict(parts)
     if c.vector_similarity is not None:
         trace_parts["vector_similarity"] = c.vector_similarity
