@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import itertools
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,18 +79,83 @@ def preload() -> None:
 
 # Counts of recent strings: assembly counts the same rendered items again and again across requests.
 COUNT_CACHE_SIZE = 65_536
-COUNT_CACHE_MAX_CHARS = 20_000  # longer texts are counted each time, so the cache stays small
+# A whole text up to this length is kept with its count (a chunk, counted again by later requests);
+# a longer one (a whole context, never asked twice) is counted by its segments, which are kept.
+COUNT_CACHE_MAX_CHARS = 4_000
+SEGMENT_CACHE_MAX_CHARS = 20_000  # longer segments are counted each time, so the cache stays small
+_WORD_THEN_SPACE = re.compile("[A-Za-z] ")
+
+
+def _word_ends(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The first and the last position in text[start:end] (one line) where an ASCII letter is
+    followed by a space, as the index of that space; None when the line has no such place."""
+    first = _WORD_THEN_SPACE.search(text, start, end)
+    if first is None:
+        return None
+    last = text.rfind(" ", first.end(), end)
+    while last > first.start() + 1 and not ("a" <= text[last - 1] <= "z" or "A" <= text[last - 1] <= "Z"):
+        last = text.rfind(" ", first.end(), last)
+    return first.start() + 1, max(last, first.start() + 1)
+
+
+def segments(text: str) -> list[str]:
+    """`text` cut where tiktoken's encodings always end a pre-token: before a space that follows an
+    ASCII letter, at the first and the last such place of every line.
+
+    cl100k_base and o200k_base first split text with a regex and encode each match on its own, so
+    a count is the sum of the counts of pieces cut at match boundaries. No alternative of either
+    regex matches a letter followed by a space (letters runs stop at the space, the optional
+    leading character and the punctuation runs exclude letters, whitespace runs exclude them), and
+    neither regex looks behind, so such a place is a boundary in any text around it. The cuts of a
+    line depend only on the line, so a rendered chunk is cut the same inside a context as alone:
+    the long middle of each chunk is counted once and then served from the cache, and only the
+    few words around each join are new.
+    """
+    cuts: list[int] = []
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        ends = _word_ends(text, start, end)
+        if ends is not None:
+            cuts.append(ends[0])
+            if ends[1] != ends[0]:
+                cuts.append(ends[1])
+        start = end + 1
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, size]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _encoded_length(text: str, encoding: str) -> int:
+    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+
+
+@functools.lru_cache(maxsize=COUNT_CACHE_SIZE)
+def _count_segment(text: str, encoding: str) -> int:
+    return _encoded_length(text, encoding)
+
+
+def _count_by_segments(text: str, encoding: str) -> int:
+    parts = segments(text)
+    if len(parts) == 1:
+        return _encoded_length(text, encoding)
+    return sum(
+        _encoded_length(part, encoding) if len(part) > SEGMENT_CACHE_MAX_CHARS else _count_segment(part, encoding)
+        for part in parts
+    )
 
 
 @functools.lru_cache(maxsize=COUNT_CACHE_SIZE)
 def _count(text: str, encoding: str) -> int:
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    return _count_by_segments(text, encoding)
 
 
 def count_tokens(text: str, encoding: str) -> int:
     """Exact token count; special-token strings in user content count as ordinary text."""
     if len(text) > COUNT_CACHE_MAX_CHARS:
-        return len(get_encoding(encoding).encode(text, disallowed_special=()))
+        return _count_by_segments(text, encoding)
     return _count(text, encoding)
 
 

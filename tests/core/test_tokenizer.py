@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apps.core import tokenizer
 from apps.core.tokenizer import count_tokens, decode, encode, encoding_for_model
@@ -48,3 +50,39 @@ def test_preload_loads_every_encoding_once_so_no_request_pays_for_it() -> None:
     misses = tokenizer.get_encoding.cache_info().misses
     assert tokenizer.count_tokens("hello world", "o200k_base") == 2
     assert tokenizer.get_encoding.cache_info().misses == misses
+
+
+# Characters around the places `segments` cuts: ASCII and other letters, marks, apostrophes of
+# contractions, digits, every kind of space and line break, punctuation and '/' (o200k_base
+# joins it to line breaks), astral characters.
+TRICKY = st.lists(
+    st.sampled_from(
+        [*"aZq  \n\r\t'/.,:#-_{}\"0189", "'s", "'ll", "\u00a0", "\u0301", "é", "ß", "ǅ", "日", "😀", "\u2028", "\u3000"]
+    ),
+    max_size=120,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TRICKY, encoding=st.sampled_from(tokenizer.ENCODINGS))
+def test_a_count_by_segments_is_the_exact_count(text: str, encoding: str) -> None:
+    exact = len(tokenizer.get_encoding(encoding).encode(text, disallowed_special=()))
+    assert "".join(tokenizer.segments(text)) == text
+    assert tokenizer._count_by_segments(text, encoding) == exact
+    assert count_tokens(text, encoding) == exact
+
+
+@settings(max_examples=50, deadline=None)
+@given(parts=st.lists(TRICKY, min_size=20, max_size=40), encoding=st.sampled_from(tokenizer.ENCODINGS))
+def test_a_long_text_is_counted_exactly(parts: list[str], encoding: str) -> None:
+    text = "\n\n".join(f"### Part {i} of the text\n{part}" for i, part in enumerate(parts)) * 12
+    assert len(text) > tokenizer.COUNT_CACHE_MAX_CHARS
+    assert count_tokens(text, encoding) == len(tokenizer.get_encoding(encoding).encode(text, disallowed_special=()))
+
+
+def test_a_chunk_is_cut_the_same_alone_and_inside_a_context() -> None:
+    chunk = "### Billing · item/fact · Project\nBilling fails when the queue is full. Raised by Priya in standup."
+    context = f"# Context\n\n{chunk}\n\n### Search · item/fact · Project\nSearch was rewritten in Go."
+    inner = tokenizer.segments(chunk)[1:-1]  # what is not next to a join
+    assert inner and "".join(inner) in "".join(tokenizer.segments(context))
+    assert all(part in tokenizer.segments(context) for part in inner)
