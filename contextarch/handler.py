@@ -49,9 +49,9 @@ class RequestThread(ThreadPoolExecutor):
     """One thread for one request at a time; back to its pool once the request let it go and
     every call sent to it has ended."""
 
-    def __init__(self, free: list[RequestThread]) -> None:
+    def __init__(self, back: Callable[[RequestThread], None]) -> None:
         super().__init__(max_workers=1, thread_name_prefix="request")
-        self._free = free
+        self._back = back
         self._lock = threading.Lock()
         self._running = 0
         self._released = False
@@ -70,7 +70,7 @@ class RequestThread(ThreadPoolExecutor):
             if back:
                 self._released = False
         if back:
-            self._free.append(self)
+            self._back(self)
 
     def release(self) -> None:
         """The request is done with this thread: free now, or when its last call ends."""
@@ -78,20 +78,28 @@ class RequestThread(ThreadPoolExecutor):
             if self._running:
                 self._released = True
                 return
-        self._free.append(self)
+        self._back(self)
 
 
 class RequestThreads:
-    """Reusable request threads (as many as requests ever ran at once in this process)."""
+    """Reusable request threads: as many as requests run at once, and at most `max_idle` kept
+    waiting (after a burst, the threads past that end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_idle: int = 32) -> None:
         self._free: list[RequestThread] = []
+        self._max_idle = max_idle
 
     def take(self) -> RequestThread:
         try:
             return self._free.pop()
         except IndexError:
-            return RequestThread(self._free)
+            return RequestThread(self._put)
+
+    def _put(self, thread: RequestThread) -> None:
+        if len(self._free) < self._max_idle:
+            self._free.append(thread)
+        else:
+            thread.shutdown(wait=False)
 
 
 class OneHopASGIHandler(ASGIHandler):

@@ -130,3 +130,18 @@ def test_a_thread_released_while_busy_goes_back_to_the_pool_only_when_its_work_e
     work.result(10)
     other.release()
     assert {threads.take(), threads.take()} == {busy, other}
+
+
+def test_threads_past_the_idle_limit_end_after_a_burst() -> None:
+    threads = RequestThreads(max_idle=2)
+    burst = [threads.take() for _ in range(5)]
+    for thread in burst:
+        thread.submit(lambda: None).result(10)
+    workers = [t for thread in burst for t in thread._threads]
+    for thread in burst:
+        thread.release()
+    kept = {threads.take(), threads.take()}
+    assert kept == set(burst[:2])  # the first two back are kept, the other three were shut down
+    for worker in workers[2:]:
+        worker.join(10)
+    assert [worker.is_alive() for worker in workers] == [True, True, False, False, False]
