@@ -324,6 +324,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # How long the first answer to a POST with an `Idempotency-Key` is kept for repeats of the key.
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
 TRACE_SAMPLE_RATE = env_float("TRACE_SAMPLE_RATE", 1.0, minimum=0.0, maximum=1.0)
+# Served items' access counts are written once per this many seconds, in one upsert (apps/conversations/access.py);
+# 0 writes after every answer (the tests' live servers: no write lands while a test's database is flushed).
+ITEM_ACCESS_FLUSH_SECONDS = env_float("ITEM_ACCESS_FLUSH_SECONDS", 1.0, minimum=0.0, maximum=60.0)
 TIKTOKEN_CACHE_DIR = Path(env_str("TIKTOKEN_CACHE_DIR", str(VAR_DIR / "tiktoken")))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 

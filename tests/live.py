@@ -42,7 +42,14 @@ def port_free_in(ports: range) -> int:
 def uvicorn_server(log: Path, port: int | None = None) -> Iterator[str]:
     """The base URL of a uvicorn process serving the test database; stopped on exit."""
     port = port or port_free_in(PORTS)
-    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict), "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "OMP_NUM_THREADS": "1",
+        # Access counts written after each answer, not a second later: a late write could land while the
+        # next test's database is being flushed (a TRUNCATE racing an insert can deadlock).
+        "ITEM_ACCESS_FLUSH_SECONDS": "0",
+    }
     command = [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", "--host", "127.0.0.1"]
     with log.open("w") as output:
         process = subprocess.Popen(

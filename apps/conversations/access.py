@@ -1,7 +1,8 @@
 """Access tracking of served items (seed 002 `access_count`, `last_accessed`), off the hot path.
 
 A request only adds the served ids to an in-process buffer; one background task per
-FLUSH_SECONDS writes the whole buffer in a single upsert (apps/conversations/services.py). Written
+ITEM_ACCESS_FLUSH_SECONDS (a setting, 1 s by default) writes the whole buffer in a single upsert
+(apps/conversations/services.py). Written
 per request, the upsert and its commit cost about 1 ms of server CPU each (PostgreSQL most of it);
 a second's worth of requests in one statement costs a fraction of that per request. Nothing is
 lost on a clean exit (apps/core/background.py runs the pending flush). Under Celery the
@@ -20,8 +21,6 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.core import background
-
-FLUSH_SECONDS = 1.0  # accesses show this much later at most
 
 _lock = threading.Lock()
 _buffer: Counter[int] = Counter()
@@ -47,7 +46,7 @@ def note_served(item_ids: Iterable[int], *, now: datetime | None = None) -> None
         if _scheduled:
             return
         _scheduled = True
-    background.dispatch_later(flush_item_access, FLUSH_SECONDS)
+    background.dispatch_later(flush_item_access, settings.ITEM_ACCESS_FLUSH_SECONDS)  # accesses show this much later
 
 
 def take_buffer() -> tuple[dict[int, int], datetime | None]:
