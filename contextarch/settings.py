@@ -145,8 +145,9 @@ if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
     DATABASES = {"default": embedded_database(VAR_DIR / "pgdata")}
-# A connection pool: under ASGI every request runs in a new thread, so per-thread persistent
-# connections (CONN_MAX_AGE) are never reused; the pool hands out connections across threads.
+# A connection pool: under ASGI a request runs on a thread taken from a pool for it alone
+# (contextarch/handler.py) and Django closes its connection at the request's end, so per-thread
+# persistent connections (CONN_MAX_AGE) would not be reused; the pool hands out connections across threads.
 if env_bool("DB_POOL", True):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
