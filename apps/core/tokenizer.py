@@ -86,16 +86,8 @@ SEGMENT_CACHE_MAX_CHARS = 20_000  # longer segments are counted each time, so th
 _WORD_THEN_SPACE = re.compile("[A-Za-z] ")
 
 
-def _word_ends(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The first and the last position in text[start:end] (one line) where an ASCII letter is
-    followed by a space, as the index of that space; None when the line has no such place."""
-    first = _WORD_THEN_SPACE.search(text, start, end)
-    if first is None:
-        return None
-    last = text.rfind(" ", first.end(), end)
-    while last > first.start() + 1 and not ("a" <= text[last - 1] <= "z" or "A" <= text[last - 1] <= "Z"):
-        last = text.rfind(" ", first.end(), last)
-    return first.start() + 1, max(last, first.start() + 1)
+def _is_ascii_letter(char: str) -> bool:
+    return "a" <= char <= "z" or "A" <= char <= "Z"
 
 
 def segments(text: str) -> list[str]:
@@ -112,19 +104,23 @@ def segments(text: str) -> list[str]:
     few words around each join are new.
     """
     cuts: list[int] = []
-    start, size = 0, len(text)
-    while start < size:
-        end = text.find("\n", start)
-        end = size if end < 0 else end
-        ends = _word_ends(text, start, end)
-        if ends is not None:
-            cuts.append(ends[0])
-            if ends[1] != ends[0]:
-                cuts.append(ends[1])
+    search, rfind = _WORD_THEN_SPACE.search, text.rfind
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        first = search(text, start, end) if line else None
+        if first is not None:
+            at = first.start() + 1
+            cuts.append(at)
+            last = rfind(" ", at + 1, end)
+            while last > at and not _is_ascii_letter(text[last - 1]):
+                last = rfind(" ", at + 1, last)
+            if last > at:
+                cuts.append(last)
         start = end + 1
     if not cuts:
         return [text]
-    bounds = [0, *cuts, size]
+    bounds = [0, *cuts, len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.assembly.engine import Candidate, RankContext, assemble, rank
+from apps.assembly.engine.format import day
 from apps.core.text import cut_to_fit, sentences
 from apps.core.tokenizer import count_tokens
 
@@ -249,3 +250,9 @@ def test_turns_grouped_by_day_never_exceed_the_token_budget(
         assert result.context.count(f"[{d.isoformat()}]\n") >= 1
     for c in result.chunks:
         assert c.text in result.context
+
+
+@settings(max_examples=300, deadline=None)
+@given(at=st.datetimes(timezones=st.timezones()))
+def test_a_turns_day_reads_like_strftime(at: datetime) -> None:
+    assert day(cand(1, "hi", created_at=at)) == at.strftime("%Y-%m-%d")
