@@ -1,12 +1,15 @@
 """The one module that talks to pgvector: availability, the HNSW index, and nearest-neighbour search.
 
 Filters (workspace, layers, kinds, types, dates) go into the same SQL statement as the distance
-ordering, so the index scan and the filters are one query.
+ordering, so the index scan and the filters are one query. A small scope (a conversation, a
+session) is searched exactly instead: the HNSW graph spans every item of the database, and a
+filter that passes few of them makes its scan long and its answer approximate.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -23,6 +26,14 @@ HNSW_INDEX = "item_embedding_hnsw_cosine"
 
 
 _available: dict[tuple[str, ...], bool] = {}  # per database, for the process's life
+
+# Scopes of at most this many embedded items are searched exactly. At 100k bench items a session's
+# 3,500 took 9 ms of PostgreSQL CPU exactly and 24 ms by HNSW (recall@50 0.74 against exact), a
+# conversation's 7,900 took 13 ms and 8 ms (recall 0.64); the whole workspace by HNSW 2.4 ms.
+EXACT_SEARCH_MAX_ITEMS = 5_000
+SCOPE_SIZE_SECONDS = 60.0  # how long a scope's size class is remembered (per process)
+MAX_REMEMBERED_SCOPES = 1_024
+_small_scopes: dict[ItemFilters, tuple[float, bool]] = {}  # filters → (when counted, small)
 
 
 def _database(conn: BaseDatabaseWrapper) -> tuple[str, ...]:
@@ -123,14 +134,41 @@ def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int)
         return []
     where, params = filters.sql()
     where.append("embedding IS NOT NULL")
-    # The query vector is sent once (it is 4-8 KB of text, quoted and parsed on every send); the
-    # distance is ordered on by its alias, which still walks the HNSW index.
-    sql = (
-        "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
-        f"WHERE {' AND '.join(where)} ORDER BY distance LIMIT %s) nearest"
-    )
+    conditions = " AND ".join(where)
+    if _small_scope(filters, conditions, params):
+        # OFFSET 0 keeps the ORDER BY out of the scan: every item in scope is measured.
+        sql = (
+            "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
+            f"WHERE {conditions} OFFSET 0) scope ORDER BY distance LIMIT %s"
+        )
+    else:
+        # The query vector is sent once (it is 4-8 KB of text, quoted and parsed on every send); the
+        # distance is ordered on by its alias, which still walks the HNSW index.
+        sql = (
+            "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
+            f"WHERE {conditions} ORDER BY distance LIMIT %s) nearest"
+        )
     with default_connection.cursor() as cur:
         cur.execute(sql, [vector_literal(query_vector), *params, limit])
         hits = [VectorHit(item_id=row[0], similarity=float(row[1])) for row in cur.fetchall()]
     # relaxed_order may return rows slightly out of order; the caller ranks anyway, but keep it sorted.
     return sorted(hits, key=lambda h: -h.similarity)
+
+
+def _small_scope(filters: ItemFilters, conditions: str, params: list[Any]) -> bool:
+    """Whether at most EXACT_SEARCH_MAX_ITEMS embedded items pass the filters (counted at most once a
+    SCOPE_SIZE_SECONDS per scope and process; the count stops past the limit)."""
+    now = time.monotonic()
+    known = _small_scopes.get(filters)
+    if known is not None and now - known[0] < SCOPE_SIZE_SECONDS:
+        return known[1]
+    with default_connection.cursor() as cur:
+        cur.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM layers_item WHERE {conditions} LIMIT %s) scope",
+            [*params, EXACT_SEARCH_MAX_ITEMS + 1],
+        )
+        small = bool(cur.fetchone()[0] <= EXACT_SEARCH_MAX_ITEMS)
+    if len(_small_scopes) >= MAX_REMEMBERED_SCOPES:
+        _small_scopes.clear()
+    _small_scopes[filters] = (now, small)
+    return small

@@ -1,4 +1,5 @@
-"""The SQL vector search sends (apps/layers/vectors.py, apps/layers/filters.py): exact literals, one index scan."""
+"""The SQL vector search sends (apps/layers/vectors.py, apps/layers/filters.py): exact literals; the HNSW index
+for a large scope, an exact scan for a small one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from apps.core import embeddings
+from apps.layers import vectors
 from apps.layers.embedder import items_embed_pending
 from apps.layers.filters import ItemFilters, id_array
 from apps.layers.models import Layer
@@ -53,8 +55,8 @@ def test_a_float32_vector_reads_back_as_itself() -> None:
         assert cur.fetchone()[0] is True
 
 
-@pytest.mark.django_db
-def test_the_nearest_items_statement_sends_the_vector_once_and_walks_the_hnsw_index(tenant: Tenant) -> None:
+def searched(tenant: Tenant) -> tuple[list[int], list[int], np.ndarray]:
+    """Two items in the root layer and one in another, embedded; and a query vector near the first."""
     other = Layer.objects.create(workspace=tenant.workspace, parent=tenant.root, kind="project", name="other")
     items = items_create(
         layer=tenant.root,
@@ -62,17 +64,47 @@ def test_the_nearest_items_statement_sends_the_vector_once_and_walks_the_hnsw_in
     )
     hidden = items_create(layer=other, items=[ItemInput(kind="memory", type="fact", content="Backups: 35 days.")])
     items_embed_pending(workspace_id=tenant.workspace.pk)
-    vector = embeddings.embed_query("how long are backups kept")[0]
-    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    return [i.pk for i in items], [i.pk for i in hidden], embeddings.embed_query("how long are backups kept")[0]
+
+
+def vector_statement(filters: ItemFilters, vector: np.ndarray) -> tuple[list[tuple[int, float]], str]:
     with CaptureQueriesContext(connection) as queries:
         hits = nearest_items(filters=filters, query_vector=vector, limit=10)
-    assert [h.item_id for h in hits] == [items[0].pk, items[1].pk]  # not the other layer's item
-    assert hidden[0].pk not in {h.item_id for h in hits}
-    assert hits[0].similarity > hits[1].similarity
     (sql,) = [q["sql"] for q in queries.captured_queries if "<=>" in q["sql"]]
-    assert sql.count("::vector") == 1
+    return [(h.item_id, h.similarity) for h in hits], sql
+
+
+def plan_of(sql: str) -> str:
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SET LOCAL enable_sort = off")  # a test table is small enough to sort
         cur.execute("EXPLAIN " + sql)
-        plan = "\n".join(row[0] for row in cur.fetchall())
-    assert f"Index Scan using {HNSW_INDEX}" in plan
+        return "\n".join(row[0] for row in cur.fetchall())
+
+
+@pytest.mark.django_db
+def test_a_large_scope_walks_the_hnsw_index_and_a_small_one_is_searched_exactly(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown, hidden, vector = searched(tenant)
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    exact, exact_sql = vector_statement(filters, vector)
+    assert [item for item, _ in exact] == shown  # not the other layer's item
+    assert exact[0][1] > exact[1][1]
+    assert exact_sql.count("::vector") == 1 and HNSW_INDEX not in plan_of(exact_sql)
+
+    monkeypatch.setattr(vectors, "EXACT_SEARCH_MAX_ITEMS", 1)
+    monkeypatch.setattr(vectors, "_small_scopes", {})
+    approximate, hnsw_sql = vector_statement(filters, vector)
+    assert approximate == exact and hidden[0] not in {item for item, _ in approximate}
+    assert hnsw_sql.count("::vector") == 1 and f"Index Scan using {HNSW_INDEX}" in plan_of(hnsw_sql)
+
+
+@pytest.mark.django_db
+def test_a_scopes_size_is_counted_once_a_while(tenant: Tenant) -> None:
+    _, _, vector = searched(tenant)
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(3):
+            nearest_items(filters=filters, query_vector=vector, limit=10)
+    counts = [q["sql"] for q in queries.captured_queries if "count(*)" in q["sql"]]
+    assert len(counts) <= 1 and len(queries.captured_queries) - len(counts) == 3
