@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -15,16 +14,3 @@ class Span:
 
 
 Finder = Callable[[str], Iterator[Span]]
-
-
-def regex_finder(kind: str, pattern: re.Pattern[str]) -> Finder:
-    """Every match of `pattern` (or its `secret` group when it has one) as a `kind` span."""
-    group = "secret" if "secret" in pattern.groupindex else 0
-
-    def find(text: str) -> Iterator[Span]:
-        for match in pattern.finditer(text):
-            start, end = match.span(group)
-            if end > start:
-                yield Span(start, end, kind)
-
-    return find
