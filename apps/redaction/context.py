@@ -209,15 +209,16 @@ _QUERY = re.compile(
 
 
 def find_urls(text: str) -> Iterator[Span]:
-    for m in _URL_PASSWORD.finditer(text):
+    # Each pattern is skipped when a literal it needs is absent (most queries hold no URL).
+    for m in _URL_PASSWORD.finditer(text) if "://" in text else ():
         value = m.group("v")
         if value and not _PLACEHOLDER.match(value) and not value.startswith("[REDACTED"):
             yield Span(m.start("v"), m.end("v"), "url_credentials")
-    for m in _URL_TOKEN_USER.finditer(text):
+    for m in _URL_TOKEN_USER.finditer(text) if "://" in text else ():
         value = m.group("v")
         if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
             yield Span(m.start("v"), m.end("v"), "url_credentials")
-    for m in _QUERY.finditer(text):
+    for m in _QUERY.finditer(text) if "=" in text else ():
         key, value = m.group("k").lower(), m.group("v")
         if key.startswith(("x-amz-", "x-goog-")) and not key.endswith(("signature", "credential", "token")):
             continue
@@ -274,7 +275,8 @@ def find_spoken(text: str) -> Iterator[Span]:
 
     Unquoted, it must look like a password (a digit or a symbol in it), not a word ("is required").
     """
-    for m in _SPOKEN.finditer(text):
+    quoted = '"' in text or "'" in text or "`" in text  # _SPOKEN needs its value quoted
+    for m in _SPOKEN.finditer(text) if quoted else ():
         if not _PLACEHOLDER.match(m.group("v")):
             yield Span(m.start("v"), m.end("v"), "password")
     for m in _SPOKEN_BARE.finditer(text):

@@ -113,6 +113,8 @@ _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=")
 def find_named_assignments(text: str) -> Iterator[Span]:
     """A random-looking value assigned to a name with a secret part (quoted anywhere; bare on
     `.env` lines and after `=`)."""
+    if ":" not in text and "=" not in text:
+        return  # no assignment operator, nothing to find
     for m in _ASSIGN.finditer(text):
         name = m.group("name")
         holds = secret_name(name)
@@ -151,6 +153,8 @@ _VALUE_THEN_NAME = re.compile(
 
 def find_name_value_entries(text: str) -> Iterator[Span]:
     """`- name: DB_PASSWORD` then `value: ...` (also `{"name": ..., "value": ...}`, either order)."""
+    if ":" not in text and "=" not in text:
+        return  # both patterns need `name:`/`value=`
     for pattern, n in ((_NAME_THEN_VALUE, 1), (_VALUE_THEN_NAME, 2)):
         for m in pattern.finditer(text):
             holds = secret_name(m.group("name"))
@@ -183,6 +187,8 @@ _HTPASSWD = re.compile(
 
 def find_login_flags(text: str) -> Iterator[Span]:
     """`docker login -u me -p <pw>`, `sqlcmd -P <pw>`, `mongosh -p <pw>`, `htpasswd -b file user <pw>`."""
+    if "-" not in text:
+        return  # every pattern needs its flag's dash
     for pattern in (_LOGIN_P, _SQL_P, _HTPASSWD):
         for m in pattern.finditer(text):
             value = m.group("v").strip("'\"")

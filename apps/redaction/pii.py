@@ -25,6 +25,8 @@ _NOT_PEOPLE = frozenset({"git"})
 
 
 def find_emails(text: str) -> Iterator[Span]:
+    if "@" not in text:
+        return
     for m in _EMAIL.finditer(text):
         if m.group("tld").lower() in _FILE_SUFFIXES or m.group("local").lower() in _NOT_PEOPLE:
             continue
@@ -40,12 +42,16 @@ _PHONE_KEYED = re.compile(
 
 
 def find_phones(text: str) -> Iterator[Span]:
-    for pattern in (_PHONE_INTL, _PHONE_US):
+    # Skipped when a literal they need is absent: `+` (international), `-` or `.` (US), `:` or `=` (keyed).
+    shapes: tuple[re.Pattern[str], ...] = (_PHONE_INTL,) if "+" in text else ()
+    if "-" in text or "." in text:
+        shapes += (_PHONE_US,)
+    for pattern in shapes:
         for m in pattern.finditer(text):
             digits = sum(c.isdigit() for c in m.group())
             if 8 <= digits <= 15 or pattern is _PHONE_US:
                 yield Span(m.start(), m.end(), "phone")
-    for m in _PHONE_KEYED.finditer(text):
+    for m in _PHONE_KEYED.finditer(text) if ":" in text or "=" in text else ():
         if 7 <= sum(c.isdigit() for c in m.group("v")) <= 15:
             yield Span(m.start("v"), m.end("v"), "phone")
 
@@ -97,6 +103,8 @@ _SSN = re.compile(r"(?<![\d\-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(
 
 
 def find_ssns(text: str) -> Iterator[Span]:
+    if "-" not in text:
+        return
     for m in _SSN.finditer(text):
         yield Span(m.start(), m.end(), "ssn")
 

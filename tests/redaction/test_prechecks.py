@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
-from apps.redaction import context
+from apps.redaction import context, named, pii
 from apps.redaction.redactor import TOKENS, redact
 from apps.redaction.tokens import could_hold_token
 
@@ -79,3 +80,45 @@ def test_the_pair_check_skips_text_without_a_separator_or_a_secret_word() -> Non
     assert not context.could_hold_pair("why does the export job keep failing (ticket 123456)")
     assert not context.could_hold_pair("error: connection refused at db.internal:5432")
     assert context.could_hold_pair("DB_PASSWORD=hunter2")
+
+
+def _any_of(*literals: str) -> Callable[[str], bool]:
+    return lambda text: any(literal in text for literal in literals)
+
+
+_SEPARATED = _any_of(":", "=")
+# Each skipped pattern and the literal test its finder runs first (context.py, named.py, pii.py).
+LITERAL_CHECKS = [
+    (context._XML, _any_of("</")),
+    (context._AUTH, _SEPARATED),
+    (context._AUTH_ANY_SCHEME, _SEPARATED),
+    (context._HEADER, _any_of(":")),
+    (context._URL_PASSWORD, _any_of("://")),
+    (context._URL_TOKEN_USER, _any_of("://")),
+    (context._QUERY, _any_of("=")),
+    (context._SPOKEN, _any_of('"', "'", "`")),
+    *((p, _any_of("-", "machine")) for p in (context._FLAG, context._MYSQL, context._SSHPASS, context._CURL_USER)),
+    *((p, _any_of("-", "machine")) for p in (context._NETRC, context._REDIS_CLI)),
+    (context._ORACLE, lambda text: "-" in text or ("/" in text and "@" in text)),
+    (named._ASSIGN, _SEPARATED),
+    (named._NAME_THEN_VALUE, _SEPARATED),
+    (named._VALUE_THEN_NAME, _SEPARATED),
+    *((p, _any_of("-")) for p in (named._LOGIN_P, named._SQL_P, named._HTPASSWD)),
+    (pii._EMAIL, _any_of("@")),
+    (pii._PHONE_INTL, _any_of("+")),
+    (pii._PHONE_US, _any_of("-", ".")),
+    (pii._PHONE_KEYED, _SEPARATED),
+    (pii._SSN, _any_of("-")),
+]
+
+
+def test_no_pattern_matches_where_its_literal_check_says_none_can() -> None:
+    for pattern, check in LITERAL_CHECKS:
+        for text in _pieces(pattern):
+            if pattern.search(text):
+                assert check(text), (pattern.pattern, text)
+
+
+def test_an_ordinary_query_runs_none_of_the_skipped_patterns() -> None:
+    query = "why does the export job keep failing (ticket 123456)"
+    assert not any(check(query) for _pattern, check in LITERAL_CHECKS)
