@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "contextarch.settings")
@@ -29,6 +30,12 @@ if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
     from apps.core.periodic import start_inprocess_beat
 
     start_inprocess_beat()
+
+# Everything loaded so far lives as long as the process: frozen, the garbage collector's full
+# collections skip it. Unfrozen, a full collection scanned ~190k objects in ~110 ms, once every
+# ~400 requests, stalling every request of the worker at once.
+gc.collect()
+gc.freeze()
 
 application = ProtocolTypeRouter(
     {
