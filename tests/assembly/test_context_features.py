@@ -3,7 +3,7 @@ items, error hints, layer summaries, templates and ranking functions."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -26,6 +26,28 @@ def bulk(t: Tenant, layer_id: int, items: list[dict[str, object]]) -> list[int]:
     response = t.client.post("/api/v1/items/bulk/", {"layer": layer_id, "items": items}, format="json")
     assert response.status_code == 201, response.json()
     return response.json()["ids"]
+
+
+OTTER_TURNS = ("Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day.")
+
+
+def otter_turns(t: Tenant, external_id: str, start: datetime, step: timedelta, *, moods: bool = False) -> int:
+    """A session of three user turns, `step` apart from `start`, whose middle one alone says "otters";
+    their external ids are the session's first letter and 0..2 (and with `moods`, metadata mood m0..m2)."""
+    session = layer(t, "session", t.root.pk, external_id=external_id)
+    turns: list[dict[str, object]] = [
+        {
+            "kind": "message",
+            "role": "user",
+            "content": text,
+            "external_id": f"{external_id[0]}{i}",
+            "created_at": (start + i * step).isoformat(),
+            **({"metadata": {"mood": f"m{i}"}} if moods else {}),
+        }
+        for i, text in enumerate(OTTER_TURNS)
+    ]
+    bulk(t, session, turns)
+    return session
 
 
 def ask(t: Tenant, **body: object) -> dict:  # type: ignore[type-arg]

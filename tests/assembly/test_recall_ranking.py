@@ -13,7 +13,7 @@ from apps.assembly.engine.fusion import fusion_scores, layer_focus
 from apps.assembly.engine.rank import RankContext, rank
 from apps.assembly.retrieval import retrieve
 from apps.layers.filters import ItemFilters
-from tests.assembly.test_context_features import ask, bulk, layer
+from tests.assembly.test_context_features import ask, bulk, layer, otter_turns
 from tests.conftest import Tenant
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -159,24 +159,7 @@ def test_a_larger_budget_brings_the_neighbours_of_lower_hits(tenant: Tenant) -> 
 @pytest.mark.django_db
 def test_neighbours_name_the_hit_they_sit_next_to_and_keep_their_own_metadata(tenant: Tenant) -> None:
     # Rows come from raw SQL (jsonb as text) and the adjacency query is a CTE of the rows' statement.
-    session = layer(tenant, "session", tenant.root.pk, external_id="brook")
-    start = datetime(2025, 5, 3, 9, tzinfo=UTC)
-    texts = ["Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day."]
-    bulk(
-        tenant,
-        session,
-        [
-            {
-                "kind": "message",
-                "role": "user",
-                "content": text,
-                "external_id": f"b{i}",
-                "metadata": {"mood": f"m{i}"},
-                "created_at": (start + timedelta(seconds=i)).isoformat(),
-            }
-            for i, text in enumerate(texts)
-        ],
-    )
+    session = otter_turns(tenant, "brook", datetime(2025, 5, 3, 9, tzinfo=UTC), timedelta(seconds=1), moods=True)
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
     found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
     by_external = {c.external_id: c for c in found.candidates}

@@ -10,29 +10,14 @@ from apps.assembly.engine.candidates import ITEM_FIELDS
 from apps.assembly.retrieval import retrieve
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Item
-from tests.assembly.test_context_features import bulk, layer
+from tests.assembly.test_context_features import bulk, layer, otter_turns
 from tests.conftest import Tenant
 
 
 @pytest.mark.django_db
 def test_hit_and_neighbour_rows_carry_the_orms_values(tenant: Tenant) -> None:
-    session = layer(tenant, "session", tenant.root.pk, external_id="river")
     start = datetime(2025, 5, 3, 9, 0, 0, 123456, tzinfo=UTC)
-    texts = ["Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day."]
-    bulk(
-        tenant,
-        session,
-        [
-            {
-                "kind": "message",
-                "role": "user",
-                "content": text,
-                "external_id": f"r{i}",
-                "created_at": (start + timedelta(seconds=i, microseconds=7)).isoformat(),
-            }
-            for i, text in enumerate(texts)
-        ],
-    )
+    session = otter_turns(tenant, "river", start, timedelta(seconds=1, microseconds=7))
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
     found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
     assert sorted(c.origin for c in found.candidates) == ["keyword", "neighbour", "neighbour"]
