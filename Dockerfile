@@ -8,6 +8,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     OMP_NUM_THREADS=1
 
+# tini as PID 1: it reaps what a crashed server leaves behind (orphaned workers are re-parented to
+# PID 1) and passes signals on. scripts/serve supervises the server under it (contextarch/supervise.py).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 COPY requirements.txt .
 COPY clients/python clients/python
@@ -24,4 +30,5 @@ RUN SECRET_KEY=collectstatic DATABASE_URL=postgres://build@localhost/build \
 USER app
 EXPOSE 8000
 ENV HOST=0.0.0.0 PORT=8000 PYTHON=python
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["scripts/serve"]

@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # A copy of the requirements last installed: pip runs again only when requirements.txt changes.
 INSTALLED := $(VENV)/requirements.installed
 
-.PHONY: install run test lint fuzz
+.PHONY: install run test lint fuzz typescript-types
 
 install: $(INSTALLED)
 
@@ -36,3 +36,8 @@ lint: install
 # Not part of `make test`: schemathesis against a live server (scripts/fuzz; figures in var/fuzz/).
 fuzz: install
 	@scripts/fuzz
+
+# The TypeScript client's types from the schema now (clients/typescript/src/schema.ts; the suite checks them).
+typescript-types: install
+	$(PY) manage.py spectacular --format openapi-json --file var/openapi.json
+	cd clients/typescript && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run --silent types

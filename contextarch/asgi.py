@@ -16,6 +16,7 @@ from django.conf import settings  # noqa: E402
 
 from apps.core.body_limit import BodyLimitMiddleware  # noqa: E402
 from apps.core.embeddings import preload as preload_embedder  # noqa: E402
+from apps.core.tokenizer import ENCODINGS as tokenizer_encodings  # noqa: E402
 from apps.core.tokenizer import preload as preload_tokenizer  # noqa: E402
 from apps.mcp_server.endpoint import with_mcp  # noqa: E402
 from apps.workspaces.ws_auth import ApiKeyWebsocketMiddleware  # noqa: E402
@@ -23,8 +24,16 @@ from contextarch.websocket import websocket_urlpatterns  # noqa: E402
 
 # The tokenizer's vocabularies and the local embedding model load here, not in the first request
 # (cold, that request spent ~0.7 s loading them and passed its deadline).
-preload_tokenizer()
+preload_tokenizer(settings.TOKENIZER_PRELOAD or tokenizer_encodings)
 preload_embedder()
+
+if settings.EMBEDDING_CHECK_AT_START:  # a configuration whose vectors cannot be stored stops the worker here
+    from django.db import connections
+
+    from apps.layers.embedding_space import space_sync
+
+    space_sync()
+    connections.close_all()
 
 if settings.INPROCESS_BEAT and settings.BACKGROUND_MODE == "inprocess":
     from apps.core.periodic import start_inprocess_beat

@@ -7,17 +7,22 @@ unset, this parent process takes the handle instead, gives the workers a DATABAS
 server, and lets go when the server has exited: Ctrl-C stops the workers and then the database.
 While serving it watches the server every second and restarts it if it died (crash recovery
 keeps every committed write); the workers answer 503 `database_unavailable` until it is back.
+
+The ASGI server runs under contextarch/supervise.py (started again if it dies; its master restarts
+a dead worker), with one worker per CPU unless WEB_WORKERS says otherwise.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
+
+from contextarch.supervise import Supervisor
 
 WATCH_SECONDS = 1.0
 
@@ -57,30 +62,43 @@ SERVERS = {  # each ASGI server's command line around its own arguments
 }
 
 
+def worker_count(env: Mapping[str, str]) -> int:
+    """WEB_WORKERS, else one worker per CPU this process may run on. Not `nproc`: it obeys
+    OMP_NUM_THREADS, which scripts/serve sets to 1 for the workers' numeric libraries."""
+    value = env.get("WEB_WORKERS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise SystemExit(f"serve: WEB_WORKERS must be a positive whole number, not {value!r}")
+        return int(value)
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # no sched_getaffinity (macOS)
+        return os.cpu_count() or 1
+
+
 def main(args: list[str]) -> int:
     """Run the ASGI server named by args[0] (uvicorn, the default, or granian) with the other `args`
-    in its own session; forward SIGINT and SIGTERM to it."""
+    and `--workers` (worker_count), under the supervisor (contextarch/supervise.py): restarted when
+    it dies; SIGINT and SIGTERM stop it."""
     embedded = not os.environ.get("DATABASE_URL")
     name, server_args = (args[0], args[1:]) if args and args[0] in SERVERS else ("uvicorn", args)
     before, after = SERVERS[name]
-    child = subprocess.Popen(
-        [sys.executable, *before, *server_args, *after],
-        env=_worker_env(),
-        start_new_session=True,  # a terminal's Ctrl-C reaches the server once, through this process
-    )
+    workers = worker_count(os.environ)
+    print(f"serve: {name} with {workers} worker{'s' if workers > 1 else ''}", file=sys.stderr, flush=True)
+    supervisor = Supervisor([sys.executable, *before, *server_args, "--workers", str(workers), *after], _worker_env())
 
-    def forward(signum: int, frame: FrameType | None) -> None:
-        child.send_signal(signum)
+    def stop(signum: int, frame: FrameType | None) -> None:
+        supervisor.stop(signum)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, forward)
-    stop = threading.Event()
+        signal.signal(sig, stop)
+    halt = threading.Event()
     if embedded:  # this process owns the embedded server: it brings it back when it dies
-        threading.Thread(target=_keep_database_running, args=(_pgdata(dict(os.environ)), stop), daemon=True).start()
+        threading.Thread(target=_keep_database_running, args=(_pgdata(dict(os.environ)), halt), daemon=True).start()
     try:
-        return child.wait()
+        return supervisor.run()
     finally:
-        stop.set()
+        halt.set()
 
 
 if __name__ == "__main__":

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from apps.core import background, cache
@@ -21,6 +25,27 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Fast password hashing: a test signs in many times (the login rate-limit tests, 30 tries each).
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # `contextarch.asgi` imported by a test module must not query a database before the test one exists.
+    settings.EMBEDDING_CHECK_AT_START = False
+
+
+# A test is `slow` when it starts a process or a browser: `pytest -m "not slow"` is the quick loop.
+SLOW_MARKERS = frozenset({"browser", "server"})
+SLOW_FIXTURES = frozenset({"uvicorn_live", "browser", "live_server"})
+# Names a module imports when its tests spawn processes (a server, a worker, a Redis, node, a CLI).
+SLOW_MODULE_NAMES = frozenset(
+    {"subprocess", "Popen", "server_process", "served", "private_redis", "CeleryBroker", "manage", "uvicorn_server"}
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        spawns = module is not None and not SLOW_MODULE_NAMES.isdisjoint(vars(module))
+        marked = not SLOW_MARKERS.isdisjoint(m.name for m in item.iter_markers())
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if spawns or marked or not SLOW_FIXTURES.isdisjoint(fixtures):
+            item.add_marker(pytest.mark.slow)
 
 
 @dataclass
@@ -96,3 +121,19 @@ def wait_background():
         assert background.wait_idle(120), "background work did not finish"
 
     return wait
+
+
+@pytest.fixture
+def max_statements() -> Callable[[int], AbstractContextManager[CaptureQueriesContext]]:
+    """Like pytest-django's django_assert_max_num_queries, but SAVEPOINT and RELEASE are not counted:
+    a test's transaction adds a pair around each part of an assembly that may fail on its own
+    (apps/core/isolation.py); a request outside a transaction sends none."""
+
+    @contextmanager
+    def check(limit: int) -> Iterator[CaptureQueriesContext]:
+        with CaptureQueriesContext(connection) as captured:
+            yield captured
+        statements = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"][:20]]
+        assert len(statements) <= limit, f"{len(statements)} statements, at most {limit}:\n" + "\n".join(statements)
+
+    return check

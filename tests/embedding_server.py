@@ -29,12 +29,18 @@ class FakeEmbedder:
     port: int = 0
     delay: float = 0.0
     failing: bool = False
+    by_model: bool = False  # vectors depend on the model asked for too (two "models" of one endpoint)
     inputs: list[list[str]] = field(default_factory=list)
+    active: int = 0  # requests being answered now
+    most_active: int = 0  # the most answered at once
     started: threading.Event = field(default_factory=threading.Event)
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+
+_counting = threading.Lock()
 
 
 def _handler(state: FakeEmbedder) -> type[BaseHTTPRequestHandler]:
@@ -47,11 +53,20 @@ def _handler(state: FakeEmbedder) -> type[BaseHTTPRequestHandler]:
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             state.inputs.append(texts)
             state.started.set()
+            with _counting:
+                state.active += 1
+                state.most_active = max(state.most_active, state.active)
             time.sleep(state.delay)
+            with _counting:
+                state.active -= 1
             if state.failing:
                 self._send(503, {"error": {"message": "overloaded", "type": "server_error"}})
                 return
-            data = [{"object": "embedding", "index": i, "embedding": vector_of(t)} for i, t in enumerate(texts)]
+            model = str(body.get("model", "fake"))
+            data = [
+                {"object": "embedding", "index": i, "embedding": vector_of(f"{model}\x00{t}" if state.by_model else t)}
+                for i, t in enumerate(texts)
+            ]
             usage = {"prompt_tokens": 0, "total_tokens": 0}
             self._send(200, {"object": "list", "data": data, "model": body.get("model", "fake"), "usage": usage})
 
@@ -67,8 +82,8 @@ def _handler(state: FakeEmbedder) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def fake_embedder(delay: float = 0.0) -> Iterator[FakeEmbedder]:
-    state = FakeEmbedder(delay=delay)
+def fake_embedder(delay: float = 0.0, *, by_model: bool = False) -> Iterator[FakeEmbedder]:
+    state = FakeEmbedder(delay=delay, by_model=by_model)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)

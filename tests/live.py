@@ -39,8 +39,8 @@ def port_free_in(ports: range) -> int:
 
 
 @contextmanager
-def uvicorn_server(log: Path, port: int | None = None) -> Iterator[str]:
-    """The base URL of a uvicorn process serving the test database; stopped on exit."""
+def uvicorn_server(log: Path, port: int | None = None, settings: dict[str, str] | None = None) -> Iterator[str]:
+    """The base URL of a uvicorn process serving the test database (`settings`: more environment); stopped on exit."""
     port = port or port_free_in(PORTS)
     env = {
         **os.environ,
@@ -49,6 +49,7 @@ def uvicorn_server(log: Path, port: int | None = None) -> Iterator[str]:
         # Access counts written after each answer, not a second later: a late write could land while the
         # next test's database is being flushed (a TRUNCATE racing an insert can deadlock).
         "ITEM_ACCESS_FLUSH_SECONDS": "0",
+        **(settings or {}),
     }
     command = [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", "--host", "127.0.0.1"]
     with log.open("w") as output:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -135,17 +136,27 @@ def private_redis(port: int, workdir: Path) -> Iterator[PrivateRedis]:
 @contextmanager
 def served(env: dict[str, str], port: int, log: Path, workers: int = 1) -> Iterator[str]:
     """scripts/serve (granian workers) on `port` with `env`; its base URL, stopped afterwards."""
+    with server_process(env, port, log, workers) as (base, _):
+        yield base
+
+
+@contextmanager
+def server_process(
+    env: dict[str, str], port: int, log: Path, workers: int | None = 1
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As `served`, with the server's process: contextarch/serve.py, the supervisor (`crash` kills it
+    with everything below it). `workers` None: scripts/serve's own default count."""
+    env = {**env, "PORT": str(port)}
+    env.pop("WEB_WORKERS", None)
+    if workers is not None:
+        env["WEB_WORKERS"] = str(workers)
     with log.open("wb") as out:
         server = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve")],
-            cwd=ROOT,
-            env={**env, "PORT": str(port), "WEB_WORKERS": str(workers)},
-            stdout=out,
-            stderr=subprocess.STDOUT,
+            [str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     try:
         wait_for_port(port, timeout=120)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", server
     finally:
         server.terminate()
         try:
@@ -153,6 +164,58 @@ def served(env: dict[str, str], port: int, log: Path, workers: int = 1) -> Itera
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def descendants(pid: int) -> list[int]:
+    """The process ids below `pid` (children first), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, queue = [], [pid]
+    while queue:
+        children = parents.get(queue.pop(0), [])
+        found.extend(children)
+        queue.extend(children)
+    return found
+
+
+def crash(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a server and every process below it (granian runs its workers in a session of their own)."""
+    for pid in [process.pid, *descendants(process.pid)]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait(30)
+
+
+def children(pid: int) -> list[int]:
+    """The pids of the live processes whose parent is `pid` (from /proc), oldest first."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (command) "
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append((int(fields[19]), int(entry.name)))  # start time, pid
+    return [child for _, child in sorted(found)]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """`manage.py *args` in a subprocess with `env`; its stdout (fails the test on an error)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 def http_json(

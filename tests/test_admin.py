@@ -9,8 +9,9 @@ from django.test import Client
 
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
-from apps.layers.models import Item, Layer, LayerConfig, Relationship
+from apps.layers.models import Item, Layer, Relationship
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.models import LayerConfig
 from apps.workspaces.models import ApiKey, Membership, Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from tests.conftest import Tenant
@@ -36,7 +37,7 @@ def test_it_registers_every_model_of_every_app() -> None:
         "workspaces.membership",
         "workspaces.apikey",
         "layers.layer",
-        "layers.layerconfig",
+        "summaries.layerconfig",
         "layers.item",
         "layers.relationship",
         "summaries.summary",
@@ -176,13 +177,13 @@ def test_it_keeps_staff_who_are_not_superusers_out_of_the_admin(
     for url in (
         "/admin/",
         "/admin/profiles/agentprofile/",
-        f"/admin/layers/layerconfig/{other_tenant.root.config.pk}/change/",
+        f"/admin/summaries/layerconfig/{other_tenant.root.config.pk}/change/",
         f"/admin/workspaces/workspace/{other_tenant.workspace.pk}/change/",
     ):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), url
     posted = client.post(
-        f"/admin/layers/layerconfig/{other_tenant.root.config.pk}/change/", {"update_interval_seconds": 60}
+        f"/admin/summaries/layerconfig/{other_tenant.root.config.pk}/change/", {"update_interval_seconds": 60}
     )
     assert posted.status_code == 302 and posted["Location"].startswith("/admin/login/")
     other_tenant.root.config.refresh_from_db()
@@ -199,7 +200,7 @@ def test_it_refuses_in_the_admin_what_the_api_refuses_for_a_layer_config_all_err
         "personalization": "highly_personalized",
         "skip_if_unchanged": "on",
     }
-    response = superuser_client.post(f"/admin/layers/layerconfig/{config.pk}/change/", data)
+    response = superuser_client.post(f"/admin/summaries/layerconfig/{config.pk}/change/", data)
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
     assert set(errors) == {"update_interval_seconds", "update_on_changes", "personalization"}
@@ -215,7 +216,7 @@ def test_it_refuses_in_the_admin_what_the_api_refuses_for_a_layer_config_all_err
 def test_it_saves_a_valid_layer_config_from_the_admin(superuser_client: Client, tenant: Tenant) -> None:
     config = tenant.root.config
     data = {"update_interval_seconds": "120", "update_on_changes": "4", "personalization": "generic"}
-    response = superuser_client.post(f"/admin/layers/layerconfig/{config.pk}/change/", data)
+    response = superuser_client.post(f"/admin/summaries/layerconfig/{config.pk}/change/", data)
     assert response.status_code == 302
     config.refresh_from_db()
     assert (config.update_interval_seconds, config.update_on_changes, config.skip_if_unchanged) == (120, 4, False)
@@ -224,7 +225,7 @@ def test_it_saves_a_valid_layer_config_from_the_admin(superuser_client: Client, 
 def test_it_creates_a_workspace_with_its_company_layer_from_the_admin(superuser_client: Client) -> None:
     response = superuser_client.post(
         "/admin/workspaces/workspace/add/",
-        {"slug": "initech", "name": "Initech", **EMPTY_MEMBERSHIPS},
+        {"slug": "initech", "name": "Initech", "records_retention_days": 30, **EMPTY_MEMBERSHIPS},
         follow=True,
     )
     assert response.status_code == 200

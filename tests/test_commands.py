@@ -62,6 +62,9 @@ def test_seed_demo_creates_the_demo_once_and_prints_the_same_credentials(tmp_pat
     assert [line for line in first if "API key" in line] == [line for line in second if "API key" in line]
     assert any("http://127.0.0.1:9999/" in line for line in first)
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    # the items' state, whoever embedded them: never "(0 embedded now)" beside a log line saying 26 were
+    assert any(f"{items} items (all embedded)" in line for line in first)
+    assert any(f"{items} items (all embedded)" in line for line in second)
     stored = json.loads(credentials.read_text())
     printed = "\n".join(first + second)
     assert stored["password"] not in printed and stored["api_key"] not in printed  # secrets stay in the file

@@ -22,6 +22,7 @@ def test_the_schema_lists_every_v1_operation() -> None:
         ("/api/v1/traces/{trace_id}/", "get"),
         ("/api/v1/status/", "get"),
         ("/api/v1/keys/", "post"),
+        ("/api/v1/tokens/", "post"),
     ]:
         assert method in paths[path], (path, method)
     context_body = paths["/api/v1/context/"]["post"]["requestBody"]["content"]["application/json"]["schema"]

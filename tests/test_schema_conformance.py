@@ -70,6 +70,11 @@ def test_real_responses_conform_to_the_schema(uvicorn_live: str) -> None:  # noq
     api.check("GET", "/api/v1/error-patterns/", 200)
     api.check("POST", "/api/v1/error-patterns/match/", 200, json={"error": "TypeError: x is undefined"})
     api.check("GET", "/api/v1/status/", 200)
+    api.check("POST", "/api/v1/tokens/", 200, json={"model": "claude-sonnet-4-5", "text": "How long are backups kept?"})
+    chat = [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]
+    api.check("POST", "/api/v1/tokens/", 200, json={"model": "llama-3.1-8b", "messages": chat, "tools": [{"x": 1}]})
+    api.check("POST", "/api/v1/tokens/", 400, json={"model": "gpt-4o"})
+    api.check("POST", "/api/v1/tokens/", 413, json={"text": "x" * 200_001})
     api.check("GET", "/api/v1/keys/", 403)  # a read+write key does not manage keys
     api.session.headers["Authorization"] = "Bearer ca_not_a_key"
     api.check("GET", "/api/v1/layers/", 401)

@@ -12,14 +12,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.assembly.engine.format import FORMATS
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput
 from apps.assembly.services import context_assemble, context_preview, records_flush
+from apps.assembly.trace_sections import trace_sections
+from apps.core.client_gone import client_gone
 from apps.core.errors import NotFound
 from apps.core.renderers import OrjsonRenderer
 from apps.core.serializers import FiniteFloatField, FloatVectorField, StrictSerializer
+from apps.engine.format import FORMATS
 from apps.layers.models import ItemKind
 from apps.workspaces.authentication import api_key_of, workspace_of
 from apps.workspaces.models import Scope
@@ -51,6 +53,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
         agent_type=v["agent_type"],
         iteration=v["iteration"],
         conversation_id=v["conversation_id"],
+        message_id=v.get("message"),
         context_window=v["context_window"],
         tokens_used=v["tokens_used"],
         ranking=v["ranking"],
@@ -59,6 +62,7 @@ def params_from(v: dict[str, Any]) -> ContextParams:
         error=v["error"],
         timeout_ms=v["timeout_ms"],
         user=v.get("user", ""),
+        include_superseded=v.get("include_superseded", False),
     )
 
 
@@ -103,6 +107,13 @@ class ContextApi(APIView):
             help_text="The agent's attempt at its task (1 for the first); recorded for consumption tracking",
         )
         conversation_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
+        message = serializers.IntegerField(
+            min_value=1,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Compile from this message (seed 002): the conversation window is its branch, back from it",
+        )
         context_window = serializers.IntegerField(
             min_value=1, max_value=settings.MAX_TOKEN_BUDGET * 10, required=False, allow_null=True, default=None
         )
@@ -130,6 +141,12 @@ class ContextApi(APIView):
         error = serializers.CharField(
             max_length=20_000, required=False, allow_blank=True, default="", trim_whitespace=False
         )
+        include_superseded = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="Keep items a newer item supersedes among the candidates (left out by default, "
+            "with the trace reason `superseded`)",
+        )
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if attrs["tokens_used"] is not None and attrs["context_window"] is None:
@@ -146,7 +163,11 @@ class ContextApi(APIView):
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
         result = context_assemble(
-            workspace=workspace_of(request), params=params, api_key=api_key_of(request), started=arrived(request)
+            workspace=workspace_of(request),
+            params=params,
+            api_key=api_key_of(request),
+            started=arrived(request),
+            cancelled=client_gone(request),
         )
         return Response(self.Output(result).data)
 
@@ -164,7 +185,11 @@ class ContextPreviewApi(APIView):
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
         preview = context_preview(
-            workspace=workspace_of(request), params=params, api_key=api_key_of(request), started=arrived(request)
+            workspace=workspace_of(request),
+            params=params,
+            api_key=api_key_of(request),
+            started=arrived(request),
+            cancelled=client_gone(request),
         )
         return Response(self.Output(preview).data)
 
@@ -180,11 +205,14 @@ class TraceApi(APIView):
         record = AssemblyRecord.objects.filter(workspace=workspace_of(request), trace_id=key).first()
         if record is None:
             raise NotFound("trace not found", code="trace_not_found")
+        trace_id = str(record.trace_id)
+        sections = {name: section(record.workspace_id, trace_id) for name, section in trace_sections.items()}
         return Response(
             {
                 "trace_id": str(record.trace_id),
                 "created_at": record.created_at,
                 "layer": record.layer_id,
+                "origin": record.origin,
                 "request": record.request,
                 "model": record.model,
                 "encoding": record.encoding,
@@ -210,5 +238,6 @@ class TraceApi(APIView):
                     "reported_at": record.consumption_reported_at,
                 },
                 "trace": record.trace,
+                **sections,
             }
         )

@@ -1,7 +1,8 @@
 """`GET /api/v1/context/stream?...`: the context as Server-Sent Events (`chunk` events, then `complete`).
 
 The assembly runs before the response starts, so bad input is the usual JSON error with its status
-(401, 400 with a code, 404 outside the workspace) and a stream that starts always completes.
+(401, 400 with a code, 404 outside the workspace) and a stream that starts always completes. A
+client that leaves while it runs stops it at its next stage (apps/core/client_gone.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rest_framework.views import APIView
 
 from apps.assembly.api import ContextApi
 from apps.assembly.streaming import StreamEvent, context_events, context_params, request_from_query_string
+from apps.core.client_gone import client_gone
 from apps.workspaces.authentication import api_key_of, workspace_of
 
 MEDIA_TYPE = "text/event-stream"
@@ -53,7 +55,9 @@ class ContextStreamApi(APIView):
     )
     def get(self, request: Request) -> StreamingHttpResponse:
         params = context_params(request=request_from_query_string(request.query_params))
-        events = context_events(workspace=workspace_of(request), params=params, api_key=api_key_of(request))
+        events = context_events(
+            workspace=workspace_of(request), params=params, api_key=api_key_of(request), cancelled=client_gone(request)
+        )
         response = StreamingHttpResponse(_stream(events), content_type=MEDIA_TYPE)
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # proxies such as nginx must not hold the events back

@@ -14,15 +14,21 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from apps.assembly.engine.candidates import community_candidate, item_candidate, search_origin
-from apps.assembly.engine.format import FORMATS, render, render_piece
+from apps.assembly.degraded import Degraded, degraded
+from apps.assembly.spans import history_annotate, history_started
+from apps.assembly.timings import StageTimes
 from apps.conversations import access
 from apps.conversations.models import Community, CommunityKind
 from apps.conversations.selectors import MESSAGE_FIELDS
-from apps.core import embeddings, tokenizer
+from apps.core import embeddings, telemetry, tokenizer
 from apps.core.deadline import Deadline
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.fair_share import workspace_slot
 from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
+from apps.core.replicas import replica_reads
+from apps.engine.candidates import community_candidate, item_candidate, search_origin
+from apps.engine.format import FORMATS, render, render_piece
+from apps.layers.embedding_space import reembedding_note
 from apps.layers.filters import ItemFilters
 from apps.layers.hybrid_search import FusedHit, hybrid_search
 from apps.layers.models import Item, ItemKind, Layer
@@ -54,13 +60,23 @@ def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, FusedHit]:
     best similarity are dropped (SIMILARITY_MARGIN)."""
     warnings = q.warnings
     deadline = Deadline(limit_ms=settings.HISTORY_TIMEOUT_MS or None)  # the query embedding counts too
+    timings = StageTimes()  # not recorded: its stages are the search span's children when tracing
     vector = None
     if vector_available():
         try:
-            vector = np.asarray(embeddings.embed_query(q.query)[0])
+            with timings.stage("embedding"):
+                vector = np.asarray(embeddings.embed_query(q.query)[0])
         except embeddings.EmbeddingError as exc:
             warnings.append(f"query embedding failed ({exc.message}); results come from keyword search only")
-    found = hybrid_search(filters=filters, query=q.query, query_vector=vector, limit=q.limit, deadline=deadline)
+        if embeddings.query_clipped(q.query):
+            warnings.append(embeddings.QUERY_CLIPPED)
+        if vector is not None and (note := reembedding_note(workspace_id=filters.workspace_id)):
+            warnings.append(note)
+    found = hybrid_search(
+        filters=filters, query=q.query, query_vector=vector, limit=q.limit, deadline=deadline, timings=timings
+    )
+    for search in found.failed:
+        warnings.append(degraded(Degraded.SEARCH_FAILED, f"the {search} failed; these messages come from the rest"))
     if deadline.partial:
         warnings.append(
             f"the search passed its {settings.HISTORY_TIMEOUT_MS} ms deadline: {', '.join(deadline.skipped)} "
@@ -80,11 +96,29 @@ def _scope(workspace: Workspace, layer: Layer | None) -> tuple[int, ...]:
 
 
 def history_query(*, workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
-    """Messages answering `q`, oldest first, with the context string in the requested format."""
+    """Messages answering `q`, oldest first, with the context string in the requested format, in one of
+    the process's slots for the workspace (its fair share: apps/core/fair_share.py); a `search_memory`
+    span when tracing (apps/assembly/spans.py)."""
+    if not telemetry.tracing():
+        return _history(workspace, q)
+    name, attributes = history_started(workspace=workspace, layer_id=q.layer.pk if q.layer else None)
+    with telemetry.operation(name, attributes) as span:
+        answer = _history(workspace, q)
+        if span is not None:
+            history_annotate(span, workspace=workspace, query=q.query, answer=answer)
+        return answer
+
+
+def _history(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     if not (q.query.strip() or q.task or q.ids):
         raise InvalidInput("give query, task or ids", code="invalid_query")
     if q.format not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
+    with workspace_slot(workspace_id=workspace.pk, what="history search"), replica_reads(workspace_id=workspace.pk):
+        return _history_search(workspace, q)
+
+
+def _history_search(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     layer_ids = _scope(workspace, q.layer)
     filters = ItemFilters(workspace_id=workspace.pk, layer_ids=layer_ids, kinds=(ItemKind.MESSAGE,))
     items = Item.objects.filter(filters.q())

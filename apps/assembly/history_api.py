@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.assembly.engine.format import FORMATS
 from apps.assembly.history import MAX_IDS, MAX_LIMIT, HistoryQuery, history_query
 from apps.core.errors import InvalidInput
+from apps.engine.format import FORMATS
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
 from apps.workspaces.authentication import workspace_of

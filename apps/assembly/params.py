@@ -28,6 +28,7 @@ class ContextParams:
     agent_type: str = ""
     iteration: int | None = None  # the agent's attempt at its task (consumption is tracked per iteration)
     conversation_id: str | None = None
+    message_id: int | None = None  # compile from this message: the window is its branch back from it (seed 002)
     context_window: int | None = None
     tokens_used: int | None = None
     ranking: str | None = None
@@ -36,6 +37,12 @@ class ContextParams:
     error: str = ""
     timeout_ms: int | None = None  # None: settings.ASSEMBLY_TIMEOUT_MS; 0: no timeout
     user: str = ""  # a member's username: their personalized layer summaries where they exist
+    include_superseded: bool = False  # superseded items stay candidates (apps/layers/supersession.py)
+    # Candidates the caller's prompt already carries, as "source:id" ("item:12", "summary:4"; the proxy:
+    # the turns of its call, and its session's summary when the prompt has every turn in full): never
+    # candidates, whatever found them (the conversation window, a search, a neighbour), traced
+    # `in_prompt`. Unlike a `kinds` filter, it leaves the other layers' summaries and hints in.
+    exclude: tuple[str, ...] = ()
 
 
 def params_to_json(params: ContextParams) -> dict[str, Any]:
@@ -52,7 +59,7 @@ def params_from_json(data: dict[str, Any]) -> ContextParams:
     for name in ("since", "until"):
         if values.get(name):
             values[name] = datetime.fromisoformat(values[name])
-    for name in ("kinds", "types"):
+    for name in ("kinds", "types", "exclude"):
         values[name] = tuple(values.get(name) or ())
     if values.get("query_vector") is not None:
         values["query_vector"] = tuple(values["query_vector"])

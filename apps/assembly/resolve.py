@@ -8,7 +8,13 @@ from dataclasses import asdict, dataclass, field
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from apps.assembly.engine import (
+from apps.assembly.degraded import Degraded, degraded
+from apps.assembly.models import OutputTemplate
+from apps.assembly.params import ContextParams
+from apps.core import tokenizer
+from apps.core.errors import InvalidInput
+from apps.core.tokenizer.estimates import EXACT, Estimate, within_margin
+from apps.engine import (
     BUILTIN_TEMPLATES,
     FORMATS,
     PRESETS,
@@ -16,17 +22,15 @@ from apps.assembly.engine import (
     Resolution,
     Scorer,
     Template,
+    TemplateError,
     ZoneThresholds,
     zone_for,
 )
-from apps.assembly.models import OutputTemplate
-from apps.assembly.params import ContextParams
-from apps.core import tokenizer
-from apps.core.errors import InvalidInput
 from apps.layers.models import Layer
 from apps.layers.snapshot import LayerSnapshot
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_check
+from apps.tokens.services import model_estimate
 from apps.workspaces.models import Workspace
 
 
@@ -50,6 +54,8 @@ class Resolved:
     package_limit: int
     types: tuple[str, ...]
     warnings: list[str] = field(default_factory=list)
+    estimate: Estimate = EXACT  # an estimated model's ratio and margin (tokens/services.model_estimate)
+    requested_budget: int = 0  # as asked (request, else profile, else settings), before any cap or margin
 
 
 def _layer(snapshot: LayerSnapshot, params: ContextParams) -> Layer:
@@ -66,7 +72,16 @@ def _template(workspace: Workspace, name: str | None, warnings: list[str], *, fr
         return None
     custom = OutputTemplate.objects.filter(workspace=workspace, name=name).first()
     if custom is not None:
-        return Template(name=custom.name, body=custom.body, by_type=dict(custom.by_type))
+        try:
+            by_type = custom.by_type if isinstance(custom.by_type, dict) else {}
+            return Template(name=custom.name, body=custom.body, by_type={str(k): str(v) for k, v in by_type.items()})
+        except TemplateError as exc:  # stored before a check it fails was added (or written around the API)
+            warnings.append(
+                degraded(
+                    Degraded.TEMPLATE_INVALID, f"template {name!r} is not usable ({exc}); using the format's default"
+                )
+            )
+            return None
     if name in BUILTIN_TEMPLATES:
         return BUILTIN_TEMPLATES[name]
     if from_profile:
@@ -140,8 +155,16 @@ def resolve(
 
     model = params.model or (profile.model if profile and profile.model else None) or settings.DEFAULT_MODEL
     info = tokenizer.encoding_for_model(model)
+    estimate = model_estimate(workspace_id=workspace.pk, info=info)
     if info.estimated:
-        warnings.append(f"no tokenizer is known for model {model!r}; counts use {info.encoding} and are estimated")
+        why = "is not in the model catalogue" if not info.known else "publishes no tokenizer"
+        held = within_margin(budget, estimate)
+        warnings.append(
+            f"model {model!r} {why}; counts use {info.encoding} x {estimate.ratio:.3g}, estimated: the budget"
+            f" keeps {estimate.margin:.0%} free so that 99% of prompts fit ({budget} -> {held};"
+            f" {estimate.calls} calls observed)"
+        )
+        budget = held
     fmt = params.format or (profile.preferred_format if profile else None) or "markdown"
     if fmt not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
@@ -176,5 +199,7 @@ def resolve(
         agent_type=agent_type,
         package_limit=package_limit,
         types=tuple(params.types) or tuple(profile.type_filters if profile and profile.type_filters else ()),
+        requested_budget=requested,
         warnings=warnings,
+        estimate=estimate,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from apps.assembly.engine import Chunk, TraceEntry
+from apps.engine import Chunk, TraceEntry
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ContextResult:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """The same ranked candidates packed at another budget (no second retrieval)."""
+    """The same request assembled at another budget (a real run, neither recorded nor cached)."""
 
     token_budget: int
     tokens_used: int

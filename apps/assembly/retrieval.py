@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,13 +20,18 @@ from psycopg.types.datetime import TimestamptzLoader
 
 from apps.assembly.adjacency import ADJACENT_SQL, NEIGHBOUR_SEED_RANK
 from apps.assembly.deadline import Deadline
-from apps.assembly.engine import Candidate, Rung
-from apps.assembly.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
+from apps.assembly.degraded import Degraded, degraded
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
+from apps.core.isolation import isolated
+from apps.engine import Candidate, Rung
+from apps.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
+from apps.engine.floor import HitFloor
+from apps.layers.branch import branch_sql
 from apps.layers.filters import ItemFilters, id_array
 from apps.layers.hybrid_search import hybrid_search
 from apps.layers.models import Item, Relationship
+from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
 from apps.summaries.selectors import member_id, summaries_for_layers
 
 log = logging.getLogger(__name__)
@@ -35,6 +41,8 @@ ROW_FIELDS = (*ITEM_FIELDS, "parent_id")
 _ROW_COLUMNS = ", ".join(f"i.{f}" for f in ROW_FIELDS)
 _ITEM_COLUMNS = ", ".join(f"i.{f}" for f in ITEM_FIELDS)
 SUMMARY_ORDER = ("detailed", "paragraph", "sentence")
+RELATED_MAX_EDGES = 10_000  # edges read per hop of related expansion
+RELATED_FLOOR_MS = 50  # however late, a hop gets this long
 # Window messages this important keep full detail at any distance (apps/conversations/importance.py).
 FULL_DETAIL_IMPORTANCE = 0.9
 
@@ -44,6 +52,18 @@ class Retrieved:
     candidates: list[Candidate]
     vector_used: bool
     warnings: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # candidates that could not be built ("item 12")
+    off_branch: list[Candidate] = field(default_factory=list)  # turns of the conversation's other branches
+
+
+def _build(row: dict[str, Any], skipped: list[str], **fields: Any) -> Candidate | None:
+    """`item_candidate(row, **fields)`, or None (named in `skipped`) when the row cannot make one."""
+    try:
+        return item_candidate(row, **fields)
+    except Exception:  # noqa: BLE001 - one row never fails the request
+        log.warning("item %s left out: its candidate could not be built", row.get("id"), exc_info=True)
+        skipped.append(f"item {row.get('id')}")
+        return None
 
 
 def retrieve(
@@ -58,6 +78,7 @@ def retrieve(
     deadline: Deadline | None = None,
     timings: StageTimes | None = None,
     neighbour_seeds: int = NEIGHBOUR_SEED_RANK,
+    window_start: int | None = None,
 ) -> Retrieved:
     """Search hits (the shared hybrid search, apps/layers/hybrid_search.py; fused later by rank with
     the request's weights), pinned items and the conversation window.
@@ -67,9 +88,12 @@ def retrieve(
     """
     deadline = deadline or Deadline(limit_ms=None)
     warnings: list[str] = []
+    skipped: list[str] = []
     found = hybrid_search(
         filters=filters, query=query, query_vector=query_vector, limit=limit, deadline=deadline, timings=timings
     )
+    for search in found.failed:
+        warnings.append(degraded(Degraded.SEARCH_FAILED, f"the {search} failed; this context comes from the rest"))
     vector_used = found.vector_used
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(found.vector, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(found.keyword, start=1)}
@@ -95,8 +119,9 @@ def retrieve(
             parent_of[row["id"]] = parent
         v_rank, v_sim = vector_by_id.get(row["id"], (None, None))
         k_rank, k_score = keyword_by_id.get(row["id"], (None, None))
-        candidates[row["id"]] = item_candidate(
+        candidate = _build(
             row,
+            skipped,
             layer_name=layer_names.get(row["layer_id"], ""),
             origin=search_origin(vector_rank=v_rank, keyword_rank=k_rank, pinned=row["pinned"]),
             vector_similarity=v_sim,
@@ -104,23 +129,110 @@ def retrieve(
             keyword_score=k_score,
             keyword_rank=k_rank,
         )
+        if candidate is not None:
+            candidates[row["id"]] = candidate
+    out = Retrieved(candidates=[], vector_used=vector_used, warnings=warnings, skipped=skipped)
     if deadline.expired():
         deadline.skip("neighbouring turns and the conversation window")
-        return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
-    _add_neighbour_turns(candidates, parent_of, filters, layer_names, neighbour_seeds)
+        out.candidates = list(candidates.values())
+        return out
+    _, failed = isolated(
+        lambda: _add_neighbour_turns(candidates, parent_of, filters, layer_names, neighbour_seeds, skipped),
+        what="neighbouring turns",
+    )
+    if failed is not None:
+        warnings.append(degraded(Degraded.CANDIDATES_FAILED, "the turns next to the hits could not be read"))
     if window_layer_ids and window_size > 0:
-        for distance, row in enumerate(_window(filters.workspace_id, window_layer_ids, window_size)):
-            # A search hit keeps its full ladder whatever its distance: it was asked for; so does an
-            # important turn (a decision, a user-marked message: seed 002's importance override).
-            if row["id"] not in candidates:
-                kept = row["importance"] >= FULL_DETAIL_IMPORTANCE
-                candidates[row["id"]] = item_candidate(
-                    row,
-                    layer_name=layer_names.get(row["layer_id"], ""),
-                    origin="conversation",
-                    distance=None if kept else distance,
-                )
-    return Retrieved(candidates=list(candidates.values()), vector_used=vector_used, warnings=warnings)
+        floor = HitFloor.of(
+            similarities=(h.similarity for h in found.vector), keyword_scores=(h.rank for h in found.keyword)
+        )
+        path, failed = isolated(
+            lambda: _add_window(
+                candidates,
+                filters.workspace_id,
+                window_layer_ids,
+                window_size,
+                layer_names,
+                skipped,
+                window_start,
+                floor,
+            ),
+            what="the conversation window",
+        )
+        if failed is not None:
+            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "the conversation window could not be read"))
+        if path:
+            out.off_branch = _off_branch(candidates, path, set(window_layer_ids))
+    out.candidates = list(candidates.values())
+    return out
+
+
+def _off_branch(candidates: dict[int, Candidate], path: list[dict[str, Any]], window: set[int]) -> list[Candidate]:
+    """Take out of `candidates` the conversation's turns said since the oldest turn of the window's
+    path but not on it: they belong to another branch (or come after the message compiled from)."""
+    on_path = {row["id"] for row in path}
+    since = min(row["created_at"] for row in path)
+    out = [
+        c
+        for c in candidates.values()
+        if c.kind == "message" and c.layer_id in window and c.id not in on_path and c.created_at >= since
+    ]
+    for c in out:
+        del candidates[c.id]
+    return out
+
+
+def _add_window(
+    candidates: dict[int, Candidate],
+    workspace_id: int,
+    layer_ids: tuple[int, ...],
+    size: int,
+    layer_names: dict[int, str],
+    skipped: list[str],
+    start: int | None = None,
+    floor: HitFloor | None = None,
+) -> list[dict[str, Any]]:
+    """The turns of the conversation's branch back from `start` (default: the newest), with their
+    distance from it; returns their rows.
+
+    A strong search hit (engine/floor.py: near the query's best hits) keeps its full ladder whatever
+    its distance: it was asked for; so does an important turn (a decision, a user-marked message:
+    seed 002's importance override). Every other turn of the window, a weak hit or a hit's
+    neighbour included, gets its distance, and the preset decides its detail; a weak hit said
+    before the walk's oldest turn is beyond the title distance (hidden)."""
+    floor = floor or HitFloor()
+    rows = _window(workspace_id, layer_ids, size, start)
+    for distance, row in enumerate(rows):
+        kept = row["importance"] >= FULL_DETAIL_IMPORTANCE
+        found = candidates.get(row["id"])
+        if found is not None:
+            if not kept and found.distance is None and not floor.strong(found):
+                candidates[row["id"]] = replace(found, distance=distance)
+        else:
+            candidate = _build(
+                row,
+                skipped,
+                layer_name=layer_names.get(row["layer_id"], ""),
+                origin="conversation",
+                distance=None if kept else distance,
+            )
+            if candidate is not None:
+                candidates[row["id"]] = candidate
+    if len(rows) == size:  # the turns of the conversation said before the walk's oldest are farther still
+        oldest = min(row["created_at"] for row in rows)
+        window = set(layer_ids)
+        for key, c in list(candidates.items()):
+            if (
+                c.kind == "message"
+                and c.layer_id in window
+                and c.distance is None
+                and c.created_at < oldest
+                and not c.pinned
+                and c.importance < FULL_DETAIL_IMPORTANCE
+                and not floor.strong(c)
+            ):
+                candidates[key] = replace(c, distance=size)
+    return rows
 
 
 def _add_neighbour_turns(
@@ -129,6 +241,7 @@ def _add_neighbour_turns(
     filters: ItemFilters,
     layer_names: dict[int, str],
     seed_rank: int = NEIGHBOUR_SEED_RANK,
+    skipped: list[str] | None = None,
 ) -> None:
     """The turn a retrieved message answers, the replies to it, and the turns said just before
     and after the top hits (the first `seed_rank` of either search) come along (one statement:
@@ -141,12 +254,16 @@ def _add_neighbour_turns(
     messages = [c for c in candidates.values() if c.kind == "message" and (c.vector_rank or c.keyword_rank)]
     if not messages:
         return
-    hits = [c.id for c in messages]
-    hit_set = set(hits)
-    wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
+    # Only the top hits bring their parent and replies, as they bring the turns said next to them:
+    # now that a message without a parent follows the previous turn (layers.services), every turn has
+    # one, and the parents and replies of all hits were the neighbours of all hits, which crowd the
+    # weaker hits out of a small budget (README, Benchmarks).
     seeds = [
         c.id for c in messages if min(c.vector_rank or seed_rank + 1, c.keyword_rank or seed_rank + 1) <= seed_rank
     ]
+    hits = seeds
+    hit_set = set(hits)
+    wanted_parents = {parent_of[h]: h for h in hits if h in parent_of}
     # One statement: the turns next to the seeds (adjacency.py, as a CTE whose first row per
     # neighbour names its seed), then the rows of those turns, the hits' parents and their replies.
     where, params = filters.sql()
@@ -169,25 +286,31 @@ def _add_neighbour_turns(
         via = parent if parent in hit_set else wanted_parents.get(row["id"], adjacent_seed)
         if via is None:
             continue
-        metadata = {**(row["metadata"] or {}), "neighbour_of": via}
-        candidates[row["id"]] = item_candidate(
-            {**row, "metadata": metadata}, layer_name=layer_names.get(row["layer_id"], ""), origin="neighbour"
+        candidate = _build(
+            row,
+            [] if skipped is None else skipped,
+            layer_name=layer_names.get(row["layer_id"], ""),
+            origin="neighbour",
+            neighbour_of=via,
         )
+        if candidate is not None:
+            candidates[row["id"]] = candidate
 
 
-def _window(workspace_id: int, layer_ids: tuple[int, ...], size: int) -> list[dict[str, Any]]:
-    """The conversation's newest `size` messages, newest first (raw SQL: the ORM's query building
-    and row decoding cost three times the statement's).
+def _window(workspace_id: int, layer_ids: tuple[int, ...], size: int, start: int | None = None) -> list[dict[str, Any]]:
+    """The conversation's branch: `size` messages back from `start` (default: the newest message),
+    nearest first, each followed to its parent (seed 002 branches), or, for a message written
+    without one, to the turn said just before it (raw SQL, one statement: a recursive walk of
+    at most `size` index lookups).
 
-    `layer_id IN (..)`, as the ORM wrote it, not `= ANY(array)`: for one layer the planner then
-    walks item_message_order newest first and stops after `size` rows instead of sorting them all.
+    A turn on another branch (said after the fork, on a path that does not lead to `start`) is not
+    on the walk, so an abandoned branch never takes the place of the current one's turns.
+    The statement is the item table's owner's (apps/layers/branch.py).
     """
-    layers = ", ".join(["%s"] * len(layer_ids))
-    sql = (
-        f"SELECT {_ITEM_COLUMNS} FROM layers_item i WHERE i.workspace_id = %s AND i.layer_id IN ({layers}) "
-        "AND i.kind = 'message' ORDER BY i.created_at DESC, i.id DESC LIMIT %s"
-    )
-    return [item_row(ITEM_FIELDS, values) for values in _fetch_rows(sql, [workspace_id, *layer_ids, size])]
+    sql = branch_sql(columns=_ITEM_COLUMNS, layers=len(layer_ids), from_newest=start is None)
+    first_params = [start] if start is not None else [workspace_id, *layer_ids]
+    params = [*first_params, workspace_id, *layer_ids, size, workspace_id]
+    return [item_row(ITEM_FIELDS, values) for values in _fetch_rows(sql, params)]
 
 
 def _fetch_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -236,31 +359,49 @@ def layer_summaries(
                 title=f"Summary of {layer_names.get(layer_id, 'layer')}",
                 importance=0.8,
                 origin="summary",
-                metadata={
-                    "stale": any(d["stale"] for d in depths.values()),
-                    "personalized": any(d["personalized_for_id"] for d in depths.values()),
-                },
+                stale=any(d["stale"] for d in depths.values()),
+                metadata={"personalized": any(d["personalized_for_id"] for d in depths.values())},
             )
         )
     return candidates
 
 
 def related_items(
-    *, seeds: dict[int, float], filters: ItemFilters, layer_names: dict[int, str], depth: int
+    *,
+    seeds: dict[int, float],
+    filters: ItemFilters,
+    layer_names: dict[int, str],
+    depth: int,
+    skipped: list[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> list[Candidate]:
     """Items reachable from `seeds` (id → relevance) along relationships, up to `depth` hops.
 
     A related item inherits half its neighbour's relevance per hop; already-known items are skipped.
+    Each hop reads at most RELATED_MAX_EDGES edges, checks the deadline first and runs within the
+    time it has left (at least RELATED_FLOOR_MS): a hop past it is named in `deadline.skipped` and
+    the items found so far are kept.
     """
+    deadline = deadline or Deadline(limit_ms=None)
     known = set(seeds)
     frontier = dict(seeds)
     found: dict[int, tuple[float, int, int]] = {}  # id → (inherited relevance, hop, via)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        edges = Relationship.objects.filter(
+        left = deadline.remaining_ms()
+        if left is not None and left <= 0:
+            deadline.skip(f"related items {hop} or more hops away")
+            break
+        query = Relationship.objects.filter(
             Q(source_id__in=list(frontier)) | Q(target_id__in=list(frontier)), workspace_id=filters.workspace_id
-        ).values_list("source_id", "target_id")
+        ).values_list("source_id", "target_id")[:RELATED_MAX_EDGES]
+        try:
+            with statement_timeout(None if left is None else max(left, RELATED_FLOOR_MS)):
+                edges = list(query)
+        except SearchTimedOut:
+            deadline.skip(f"related items {hop} or more hops away")
+            break
         nxt: dict[int, float] = {}
         for source, target in edges:
             for here, there in ((source, target), (target, source)):
@@ -274,20 +415,21 @@ def related_items(
     if not found:
         return []
     rows = Item.objects.filter(filters.q() & Q(pk__in=list(found))).values(*ITEM_FIELDS)
-    out = []
+    out: list[Candidate] = []
+    skipped = [] if skipped is None else skipped
     for row in rows:
         relevance, hop, via = found[row["id"]]
-        metadata = {
-            **(row["metadata"] or {}),
-            "related_via": via,
-            "related_hops": hop,
-            "inherited_relevance": relevance,
-        }
-        out.append(
-            item_candidate(
-                {**row, "metadata": metadata}, layer_name=layer_names.get(row["layer_id"], ""), origin="related"
-            )
+        candidate = _build(
+            row,
+            skipped,
+            layer_name=layer_names.get(row["layer_id"], ""),
+            origin="related",
+            related_via=via,
+            related_hops=hop,
+            inherited_relevance=relevance,
         )
+        if candidate is not None:
+            out.append(candidate)
     return out
 
 
@@ -296,9 +438,9 @@ def source_candidates(request: SourceRequest) -> tuple[list[Candidate], list[str
     candidates: list[Candidate] = []
     warnings: list[str] = []
     for source in configured_sources():
-        try:
-            candidates.extend(source.candidates(request))
-        except Exception:
-            log.exception("candidate source %s failed", source.name)
-            warnings.append(f"{source.name} were skipped: the source failed")
+        found, error = isolated(partial(source.candidates, request), what=f"candidate source {source.name}")
+        if error is not None:
+            warnings.append(degraded(Degraded.SOURCE_FAILED, f"{source.name} were skipped: the source failed"))
+        else:
+            candidates.extend(found or ())
     return candidates, warnings

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from apps.assembly.engine import Chunk
     from apps.assembly.params import ContextParams
     from apps.assembly.resolve import Resolved
+    from apps.engine import Chunk
 
 
 def scope_of(*, params: ContextParams, resolved: Resolved) -> dict[str, Any]:

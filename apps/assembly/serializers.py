@@ -11,9 +11,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.assembly.engine import Chunk, TraceEntry
-from apps.assembly.engine.candidates import ORIGINS
 from apps.assembly.results import ContextResult, PreviewResult, WhatIf
+from apps.engine import Chunk, TraceEntry
+from apps.engine.candidates import ORIGINS
+from apps.engine.types import SOURCES
 
 
 class RoundedFloatField(serializers.FloatField):
@@ -25,7 +26,7 @@ class RoundedFloatField(serializers.FloatField):
 
 class ChunkOutput(serializers.Serializer):
     id = serializers.IntegerField(help_text="The item's id, or the layer's (summary) or pattern's (error_hint)")
-    source = serializers.ChoiceField(choices=["item", "summary", "error_hint"])  # type: ignore[assignment]  # DRF pops declared fields off the class
+    source = serializers.ChoiceField(choices=SOURCES)  # type: ignore[assignment]  # DRF pops declared fields off the class
     external_id = serializers.CharField(allow_null=True)
     kind = serializers.CharField()
     type = serializers.CharField()
@@ -86,6 +87,16 @@ class TraceEntryOutput(serializers.Serializer):
     depth = serializers.CharField()
     tokens = serializers.IntegerField()
     origin = serializers.ChoiceField(choices=["", *ORIGINS], help_text="where the candidate came from")
+    room = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="over_budget: the tokens still free when it came up (it needed `tokens`); null otherwise",
+    )
+    superseded_by = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="superseded: the id of the newer item that replaces it; null otherwise",
+    )
 
 
 class WhatIfOutput(serializers.Serializer):
@@ -148,7 +159,8 @@ def context_json(result: ContextResult) -> dict[str, Any]:
 
 
 def trace_json(entry: TraceEntry) -> dict[str, Any]:
-    return entry.as_dict()
+    # Records keep `room` and `superseded_by` only where they are set.
+    return {**entry.as_dict(), "room": entry.room, "superseded_by": entry.superseded_by}
 
 
 def what_if_json(row: WhatIf) -> dict[str, Any]:

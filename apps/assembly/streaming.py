@@ -13,6 +13,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from apps.assembly.api import ContextApi, params_from
+from apps.assembly.models import RecordOrigin
 from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput
 from apps.assembly.services import context_assemble
@@ -56,12 +57,15 @@ def context_events(
     params: ContextParams,
     api_key: ApiKey | None = None,
     cancelled: Callable[[], bool] | None = None,
+    origin: str = RecordOrigin.AGENT,
 ) -> list[StreamEvent]:
     """Assemble once, then one `chunk` event per chunk and a `complete` event with the totals and
     the rest of the response (context, trace_id, warnings, overflow, ...). Raises DomainError on
     bad input before any event exists, so a stream never starts for a request that fails, and
     AssemblyCancelled once `cancelled()` is true (see `context_assemble`)."""
-    assembled = context_assemble(workspace=workspace, params=params, api_key=api_key, cancelled=cancelled)
+    assembled = context_assemble(
+        workspace=workspace, params=params, api_key=api_key, cancelled=cancelled, origin=origin
+    )
     result = ContextOutput(assembled).data
     chunks = result["chunks"]
     events: list[StreamEvent] = [{"type": "chunk", "data": chunk} for chunk in chunks]

@@ -1,4 +1,4 @@
-"""Where an assembly's time went, stage by stage, for its record and the console."""
+"""Where an assembly's time went, stage by stage, for its record, the console and its trace's spans."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from apps.core import telemetry
 
 # The stages an assembly record reports, in request order (ARCHITECTURE.md describes each).
 STAGES = ("resolve", "embedding", "vector_search", "keyword_search", "candidates", "ranking", "packing", "record")
@@ -19,11 +21,15 @@ class StageTimes:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        """Time the block as `name`; with tracing on, it is also a child span of the current operation."""
+        span = telemetry.stage_started(name)
         started = time.perf_counter()
         try:
             yield
         finally:
             self.add(name, (time.perf_counter() - started) * 1000)
+            if span is not None:
+                span.end()
 
     def add(self, name: str, ms: float) -> None:
         self.ms[name] = self.ms.get(name, 0.0) + ms

@@ -5,20 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Sum
+from django.db.models import Q, QuerySet
 
-from apps.assembly.models import AssemblyRecord
-from apps.assembly.services import records_flush
+from apps.assembly.selectors import consumption_by_agent_type
 from apps.core.errors import NotFound
 from apps.layers.models import Item, ItemKind
+from apps.layers.selectors import items_list
 from apps.workspaces.models import Workspace
-
-STRATEGY = Q(kind=ItemKind.PACKAGE, type="strategy")
 
 
 def strategies_list(*, workspace: Workspace, group_id: str = "", agent_type: str = "") -> QuerySet[Item]:
     """The workspace's strategies (packages of type strategy), most helpful first."""
-    strategies = Item.objects.filter(STRATEGY, workspace=workspace)
+    strategies = items_list(workspace=workspace, kind=ItemKind.PACKAGE, type="strategy")
     if group_id:
         strategies = strategies.filter(group_id=group_id)
     if agent_type:
@@ -28,14 +26,10 @@ def strategies_list(*, workspace: Workspace, group_id: str = "", agent_type: str
 
 def strategy_get(*, workspace: Workspace, strategy_id: int) -> Item:
     """A strategy of the workspace; anything else (another kind, another workspace) is a 404."""
-    strategy = Item.objects.filter(STRATEGY, workspace=workspace, pk=strategy_id).first()
+    strategy = items_list(workspace=workspace, kind=ItemKind.PACKAGE, type="strategy").filter(pk=strategy_id).first()
     if strategy is None:
         raise NotFound(f"strategy {strategy_id} not found", code="strategy_not_found")
     return strategy
-
-
-def _cardinality(field: str) -> Func:
-    return Func(F(field), function="cardinality", output_field=IntegerField())
 
 
 def _figures(assemblies: int, reported: int, injected: int, used: int, unreported: int) -> dict[str, Any]:
@@ -59,23 +53,7 @@ def consumption_stats(*, workspace_id: int, agent_type: str | None = None) -> di
     assemblies only: an assembly whose agent has not reported yet is unknown, not unused, and its
     packages are shown apart as `injected_unreported`.
     """
-    records_flush()
-    records = AssemblyRecord.objects.filter(workspace_id=workspace_id).exclude(injected_packages=[])
-    records = records.exclude(request__has_key="cached_from")
-    if agent_type is not None:
-        records = records.filter(agent_type=agent_type)
-    reported = Q(used_packages__isnull=False)
-    rows = (
-        records.values("agent_type")
-        .annotate(
-            assemblies=Count("id"),
-            reported=Count("id", filter=reported),
-            injected=Sum(_cardinality("injected_packages"), filter=reported, default=0),
-            used=Sum(_cardinality("used_packages"), filter=reported, default=0),
-            unreported=Sum(_cardinality("injected_packages"), filter=~reported, default=0),
-        )
-        .order_by("agent_type")
-    )
+    rows = consumption_by_agent_type(workspace_id=workspace_id, agent_type=agent_type)
     keys = ("assemblies", "reported", "injected", "used", "unreported")
     totals = dict.fromkeys(keys, 0)
     by_agent_type = []

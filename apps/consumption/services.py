@@ -8,18 +8,21 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, FloatField, Value
-from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
-from apps.assembly.models import AssemblyRecord
-from apps.assembly.services import records_flush
+from apps.assembly.selectors import record_consumption_get
+from apps.assembly.services.consumption import record_consumption_claim
 from apps.consumption.selectors import strategy_get
-from apps.core.errors import Conflict, InvalidInput, NotFound
-from apps.core.versions import content_changed
+from apps.core.errors import Conflict, DomainError, InvalidInput, NotFound
 from apps.layers.models import Item, ItemKind, Layer
-from apps.layers.services import ItemInput, items_create
+from apps.layers.services import (
+    ItemInput,
+    item_delete,
+    item_errors,
+    item_helpfulness_add,
+    item_update,
+    items_create,
+)
 from apps.workspaces.models import Workspace
 
 
@@ -48,16 +51,11 @@ def consumption_report(
     silently rewrites the figures. A cached answer carries its original assembly's trace_id, so
     its report lands on that assembly.
     """
-    records_flush()  # the record of an answer just given may still be queued in this process
-    record = (
-        AssemblyRecord.objects.filter(workspace=workspace, trace_id=trace_id)
-        .only("pk", "trace_id", "injected_packages", "used_packages", "consumption_reported_at")
-        .first()
-    )
+    record = record_consumption_get(workspace_id=workspace.pk, trace_id=trace_id)
     if record is None:
         raise NotFound("trace not found", code="trace_not_found")
     wanted = list(dict.fromkeys(used))  # order kept, repeats dropped
-    injected = list(record.injected_packages)
+    injected = record.injected
     stray = [i for i in wanted if i not in set(injected)]
     if stray:
         raise InvalidInput(
@@ -66,31 +64,42 @@ def consumption_report(
             details={"not_injected": stray, "injected": injected},
         )
     now = now or timezone.now()
-    claimed = AssemblyRecord.objects.filter(pk=record.pk, used_packages__isnull=True).update(
-        used_packages=wanted, consumption_reported_at=now
-    )
-    if claimed:
+    if record_consumption_claim(record_id=record.record_id, used=wanted, at=now):
         return ConsumptionReport(record.trace_id, injected, wanted, now, duplicate=False)
-    record.refresh_from_db(fields=["used_packages", "consumption_reported_at"])
-    earlier = list(record.used_packages or [])
+    record = record_consumption_get(workspace_id=workspace.pk, trace_id=trace_id) or record
+    earlier = list(record.used or [])
     if set(earlier) != set(wanted):
         raise Conflict(
             "consumption was already reported for this trace with other ids",
             code="consumption_already_reported",
             details={"used": earlier},
         )
-    reported_at = record.consumption_reported_at or now
+    reported_at = record.reported_at or now
     return ConsumptionReport(record.trace_id, injected, earlier, reported_at, duplicate=True)
+
+
+def _strategy_input(fields: dict[str, Any], helpfulness: float) -> ItemInput:
+    return ItemInput(kind=ItemKind.PACKAGE, type="strategy", helpfulness=helpfulness, **fields)
+
+
+def strategy_errors(*, fields: dict[str, Any], helpfulness: float = 0.5) -> dict[str, DomainError]:
+    """Every reason these fields are not a strategy, by field ({} when fine): the items' one validator."""
+    return item_errors(_strategy_input(fields, helpfulness))
 
 
 def strategy_create(*, layer: Layer, fields: dict[str, Any], helpfulness: float = 0.5) -> Item:
     """Store a successful approach as a package item of type `strategy` (validated like any item)."""
-    with transaction.atomic():
-        (strategy,) = items_create(layer=layer, items=[ItemInput(kind=ItemKind.PACKAGE, type="strategy", **fields)])
-        if helpfulness != strategy.helpfulness:
-            Item.objects.filter(pk=strategy.pk).update(helpfulness=helpfulness)
-            strategy.helpfulness = helpfulness
+    (strategy,) = items_create(layer=layer, items=[_strategy_input(fields, helpfulness)])
     return strategy
+
+
+def strategy_update(*, strategy: Item, changes: dict[str, Any]) -> Item:
+    """Change a strategy's text and scope (its kind and type stay); `item_update_errors` says why not."""
+    return item_update(item=strategy, changes=changes)
+
+
+def strategy_delete(*, strategy: Item) -> None:
+    item_delete(item=strategy)
 
 
 def strategy_feedback(*, workspace: Workspace, strategy_id: int, helpful: bool) -> Item:
@@ -101,8 +110,5 @@ def strategy_feedback(*, workspace: Workspace, strategy_id: int, helpful: bool) 
     """
     strategy = strategy_get(workspace=workspace, strategy_id=strategy_id)
     step = settings.STRATEGY_FEEDBACK_STEP if helpful else -settings.STRATEGY_FEEDBACK_STEP
-    bounded = Least(Greatest(F("helpfulness") + Value(step), Value(0.0)), Value(1.0), output_field=FloatField())
-    Item.objects.filter(pk=strategy.pk).update(helpfulness=bounded)
-    content_changed(workspace.pk)
-    strategy.refresh_from_db(fields=["helpfulness"])
+    strategy.helpfulness = item_helpfulness_add(item=strategy, step=step)
     return strategy

@@ -1,11 +1,13 @@
-"""Admin for communities: read-only, since they are recomputed from the messages."""
+"""Admin for communities and access counts: read-only, since they are recomputed from the messages
+and counted by serving items."""
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from apps.conversations.models import Community
+from apps.conversations.models import Community, ItemAccess
 
 
 @admin.register(Community)
@@ -28,4 +30,22 @@ class CommunityAdmin(admin.ModelAdmin):
     exclude = ["members"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(ItemAccess)
+class ItemAccessAdmin(admin.ModelAdmin):
+    """Read-only: access counts come from serving items (apps/conversations/access.py)."""
+
+    list_display = ["item", "access_count", "last_accessed_at"]
+    ordering = ["-last_accessed_at"]
+    raw_id_fields = ["item"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ItemAccess]:
+        return super().get_queryset(request).select_related("item").defer("item__embedding", "item__search_vector")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ItemAccess | None = None) -> bool:
         return False

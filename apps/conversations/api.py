@@ -5,30 +5,94 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from apps.conversations import selectors, services, transfer
 from apps.conversations.communities import communities_refresh
-from apps.conversations.models import Community, CommunityKind
+from apps.conversations.graph_input import GraphInput
+from apps.conversations.models import Community
 from apps.core.errors import InvalidInput
-from apps.core.json_fields import JsonObjectField
-from apps.core.serializers import FiniteFloatField, StrictSerializer
+from apps.core.serializers import StrictSerializer
 from apps.layers import selectors as layer_selectors
-from apps.layers.models import LayerKind, MessageRole
+from apps.layers.api import parse_int
 from apps.workspaces.authentication import workspace_of
 
 
-class BranchesApi(APIView):
-    """Every branch (root → leaf) of a layer's conversation, with its forks."""
+class _ForkOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    children = serializers.ListField(child=serializers.IntegerField())
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+
+class _BranchOut(serializers.Serializer):
+    leaf = serializers.IntegerField()
+    root = serializers.IntegerField()  # type: ignore[assignment]  # a field named root: the stubs type Field.root
+    fork = serializers.IntegerField(allow_null=True, help_text="the last message on the path with two replies or more")
+    length = serializers.IntegerField(help_text="messages from the root to the leaf")
+    joins = serializers.IntegerField(
+        allow_null=True, help_text="the message of an earlier branch this one continues from (null: a new root)"
+    )
+    joins_branch = serializers.IntegerField(allow_null=True, help_text="the leaf of the branch that holds `joins`")
+    tail = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="the messages after `joins`, to the leaf (no earlier branch has them)",
+    )
+    last_at = serializers.DateTimeField()
+    preview = serializers.CharField()
+
+
+@extend_schema_serializer(component_name="Branches")
+class BranchesOut(serializers.Serializer):
+    layer = serializers.IntegerField()
+    messages = serializers.IntegerField()
+    roots = serializers.ListField(child=serializers.IntegerField())
+    forks = _ForkOut(many=True)
+    count = serializers.IntegerField(help_text="branches in all pages")
+    offset = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    branches = _BranchOut(many=True)
+
+
+class BranchesApi(APIView):
+    """A page of a layer's conversation branches (root → leaf), newest leaf last, with its forks.
+
+    Each message is listed once in all pages: a branch names the part no earlier branch holds
+    (`tail`) and where it joins one (`joins`, `joins_branch`); `GET /items/{leaf}/thread/` gives a
+    branch's whole path."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("offset", int, description="branches to skip (default 0)"),
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"branches per page (default {selectors.BRANCHES_PAGE}, "
+                f"at most {selectors.BRANCHES_MAX_PAGE})",
+            ),
+        ],
+        responses=BranchesOut,
+    )
     def get(self, request: Request, layer_id: int) -> Response:
         layer = layer_selectors.layer_get(workspace=workspace_of(request), layer_id=layer_id)
-        return Response(selectors.branches_list(layer=layer))
+        limit = parse_int(request.query_params.get("limit"), name="limit")
+        limit = selectors.BRANCHES_PAGE if limit is None else limit
+        if not 1 <= limit <= selectors.BRANCHES_MAX_PAGE:
+            raise InvalidInput(f"limit must be 1..{selectors.BRANCHES_MAX_PAGE}", code="invalid_limit")
+        offset = parse_int(request.query_params.get("offset"), name="offset") or 0
+        if offset < 0:
+            raise InvalidInput("offset must be 0 or more", code="invalid_offset")
+        body = selectors.branches_list(layer=layer, offset=offset, limit=limit)
+        url = request.build_absolute_uri()
+        after = offset + limit
+        body["next"] = replace_query_param(url, "offset", after) if after < body["count"] else None
+        body["previous"] = replace_query_param(url, "offset", max(offset - limit, 0)) if offset > 0 else None
+        return Response(body)
 
 
 class ThreadApi(APIView):
@@ -101,57 +165,10 @@ class ExportApi(APIView):
         return Response(transfer.graph_export(layer=layer))
 
 
-class _MessageIn(StrictSerializer):
-    ref = serializers.CharField(max_length=50)
-    parent = serializers.CharField(max_length=50, allow_null=True, required=False, default=None)  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
-    role = serializers.ChoiceField(choices=MessageRole.choices)
-    title = serializers.CharField(max_length=500, allow_blank=True, required=False, default="")
-    content = serializers.CharField(max_length=200_000, trim_whitespace=False)
-    external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
-    task_ids = serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, default=list)
-    importance = FiniteFloatField(min_value=0.0, max_value=1.0, default=0.5)
-    pinned = serializers.BooleanField(default=False)
-    metadata = JsonObjectField(default=dict)
-    created_at = serializers.DateTimeField()
-    access_count = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
-    last_accessed_at = serializers.DateTimeField(allow_null=True, required=False, default=None)
-
-
-class _SummaryIn(StrictSerializer):
-    depth = serializers.ChoiceField(choices=["sentence", "paragraph", "detailed"])
-    text = serializers.CharField(max_length=100_000)
-    token_count = serializers.IntegerField(min_value=0)
-    source_hash = serializers.CharField(max_length=64, allow_blank=True)
-    generated_at = serializers.DateTimeField()
-    provider = serializers.CharField(max_length=64, allow_blank=True)
-    stale = serializers.BooleanField(default=False)
-
-
-class _CommunityIn(StrictSerializer):
-    kind = serializers.ChoiceField(choices=CommunityKind.choices)
-    key = serializers.CharField(max_length=200)
-    title = serializers.CharField(max_length=500, allow_blank=True)
-    summary = serializers.CharField(max_length=100_000, allow_blank=True)
-    summary_tokens = serializers.IntegerField(min_value=0, default=0)
-    first_at = serializers.DateTimeField()
-    last_at = serializers.DateTimeField()
-    members = serializers.ListField(child=serializers.CharField(max_length=50), max_length=100_000)
-
-
-class _LayerIn(StrictSerializer):
-    kind = serializers.ChoiceField(choices=[LayerKind.SESSION, LayerKind.MULTI_SESSION], default=LayerKind.SESSION)
-    name = serializers.CharField(max_length=200)
-    external_id = serializers.CharField(max_length=200, allow_null=True, required=False, default=None)
-
-
-class _GraphIn(StrictSerializer):
-    format = serializers.ChoiceField(choices=[transfer.FORMAT])
-    version = serializers.ChoiceField(choices=[transfer.VERSION])
-    layer = _LayerIn()
-    # ListSerializer takes max_length since DRF 3.14; the stubs' BaseSerializer.__init__ lacks it.
-    messages = _MessageIn(many=True, max_length=50_000)  # type: ignore[call-arg]
-    summaries = _SummaryIn(many=True, required=False, default=list, max_length=3)  # type: ignore[call-arg]
-    communities = _CommunityIn(many=True, required=False, default=list, max_length=10_000)  # type: ignore[call-arg]
+class ImportedOutput(serializers.Serializer):
+    layer = serializers.IntegerField(help_text="The new session layer's id")
+    name = serializers.CharField()
+    messages = serializers.IntegerField(help_text="How many messages were imported")
 
 
 class ImportApi(APIView):
@@ -162,9 +179,9 @@ class ImportApi(APIView):
         parent = serializers.IntegerField()  # type: ignore[assignment]  # a field named parent: the stubs type Field.parent as its serializer
         name = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
         external_id = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
-        graph = _GraphIn()
+        graph = GraphInput()
 
-    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=Input, responses={201: ImportedOutput})
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)

@@ -10,6 +10,9 @@ class ConversationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.conversations import hooks
+        from apps.conversations import erasure, hooks
+        from apps.conversations.archive import register_parts
 
         hooks.connect()
+        erasure.register()
+        register_parts()

@@ -47,7 +47,8 @@ def _load(layer_id: int) -> tuple[list[_Message], str]:
     messages, digest = [], hashlib.sha256()
     for item_id, title, content, task_ids, created_at, embedding, content_hash in rows:
         text = f"{title}\n{content}" if title else content
-        messages.append(_Message(item_id, text, tuple(task_ids), created_at, embedding))
+        # Rows stored before writes dropped repeated task ids may hold one twice: one membership.
+        messages.append(_Message(item_id, text, tuple(dict.fromkeys(task_ids)), created_at, embedding))
         digest.update(f"{item_id}:{content_hash}:{','.join(task_ids)}:{embedding is not None};".encode())
     return messages, digest.hexdigest()
 
@@ -114,7 +115,7 @@ def communities_replace(
             [
                 CommunityMember(community=c, item_id=i)
                 for c, g in zip(created, groups, strict=True)
-                for i in g["members"]
+                for i in dict.fromkeys(g["members"])  # once each, whatever the caller's list repeats
                 if i in alive  # a message deleted since it was read
             ]
         )

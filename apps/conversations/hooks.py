@@ -1,14 +1,17 @@
-"""The conversation graph's answers to item writes in apps.layers (connected in `ConversationsConfig.ready`)."""
+"""The conversation graph's answers to item writes in apps.layers, and what the items API shows of
+its access counts (connected in `ConversationsConfig.ready`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import F
+
 from apps.conversations.importance import automatic_importance
 from apps.conversations.tasks import refresh_communities
 from apps.core import background
 from apps.layers.models import Item, ItemKind
-from apps.layers.signals import item_prepared, messages_created
+from apps.layers.signals import item_annotations, item_prepared, messages_created
 
 
 def _decision_importance(sender: Any, item: Item, **kwargs: Any) -> None:
@@ -25,5 +28,8 @@ def _refresh_communities(sender: Any, layer_id: int, **kwargs: Any) -> None:
 
 
 def connect() -> None:
+    # Through the reverse relation of `ItemAccess.item` (a LEFT JOIN): None for an item never served.
+    item_annotations["served_count"] = F("access__access_count")
+    item_annotations["served_last"] = F("access__last_accessed_at")
     item_prepared.connect(_decision_importance, dispatch_uid="conversations-decision-importance")
     messages_created.connect(_refresh_communities, dispatch_uid="conversations-communities")

@@ -1,7 +1,7 @@
 """Communities of a session's messages (seed 002 §4) and the state of their last computation.
 
 Messages themselves are `layers.Item` rows of kind "message" (parent/children links, task ids,
-importance, access count); this app adds what groups them.
+importance); this app adds what groups them, and how often each was served (`ItemAccess`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,25 @@ from django.db import models
 
 from apps.layers.models import Item, Layer
 from apps.workspaces.models import Workspace
+
+
+class ItemAccess(models.Model):
+    """How often an item was served in assembled context or history answers, and when last (seed 002).
+
+    Kept apart from the item's row: an access counted on the item itself rewrote the whole row
+    (its vector among it) and added entries to every index, the HNSW index included, for each
+    item of each assembly. Written in one batched upsert after the response, never per item.
+    """
+
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, primary_key=True, related_name="access")
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "layers_itemaccess"
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.access_count}"
 
 
 class CommunityKind(models.TextChoices):

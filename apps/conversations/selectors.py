@@ -7,13 +7,14 @@ shown are loaded by id in a second query.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
 
-from apps.conversations.models import Community
+from apps.conversations.models import Community, GraphState
 from apps.layers.models import Item, ItemKind, Layer
 
 MESSAGE_FIELDS = ("id", "layer_id", "role", "title", "content", "created_at", "parent_id", "task_ids", "importance")
@@ -63,25 +64,97 @@ def messages_by_id(*, ids: list[int]) -> list[dict[str, Any]]:
     return [rows[i] for i in ids if i in rows]
 
 
-def branches_list(*, layer: Layer) -> dict[str, Any]:
-    """Every branch (root → leaf path) of the layer's conversation, newest leaf last."""
-    s = skeleton(layer_id=layer.pk)
+BRANCHES_PAGE = 100  # branches per page by default
+BRANCHES_MAX_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class _Branch:
+    leaf: int
+    root: int
+    fork: int | None
+    joins: int | None
+    joins_branch: int | None
+    length: int
+    tail: list[int]
+
+
+def _branches(s: Skeleton) -> list[_Branch]:
+    """Every root → leaf path, newest leaf last, each as the part no earlier branch holds (its tail)
+    and the message where that part joins an earlier branch: linear in the conversation, where the
+    whole paths (one per leaf, each up to the conversation's length) grew with its square."""
     leaves = [i for i, kids in s.children.items() if not kids and i in s.parent]
     leaves.sort(key=lambda i: (s.created[i], i))
-    branches = []
+    depth: dict[int, int] = {}  # messages on an earlier branch: their place on it (root = 1)
+    root_of: dict[int, int] = {}
+    branch_of: dict[int, int] = {}  # the leaf of the first branch through each message
+    last_fork: dict[int, int | None] = {}  # the last fork above each message (itself excluded)
+    out = []
     for leaf in leaves:
-        path = _path_to(s, leaf)
-        forks = [node for node in path[:-1] if len(s.children.get(node, [])) > 1]
-        branches.append(
-            {"leaf": leaf, "root": path[0], "fork": forks[-1] if forks else None, "length": len(path), "ids": path}
+        tail, seen = [leaf], {leaf}
+        while (up := s.parent.get(tail[-1])) is not None and up in s.parent and up not in depth and up not in seen:
+            tail.append(up)
+            seen.add(up)
+        tail.reverse()
+        joins = s.parent.get(tail[0])
+        joins = joins if joins in depth else None
+        fork = None if joins is None else (joins if len(s.children.get(joins, [])) > 1 else last_fork[joins])
+        base = 0 if joins is None else depth[joins]
+        root = tail[0] if joins is None else root_of[joins]
+        for place, node in enumerate(tail, start=1):
+            depth[node], root_of[node], branch_of[node], last_fork[node] = base + place, root, leaf, fork
+            if len(s.children.get(node, [])) > 1:
+                fork = node
+        out.append(
+            _Branch(
+                leaf=leaf,
+                root=root,
+                fork=last_fork[leaf],
+                joins=joins,
+                joins_branch=None if joins is None else branch_of[joins],
+                length=depth[leaf],
+                tail=tail,
+            )
         )
-    previews = {m["id"]: m for m in messages_by_id(ids=leaves)}
-    for b in branches:
-        m = previews[b["leaf"]]
-        b["last_at"] = m["created_at"]
-        b["preview"] = (m["title"] or m["content"])[:120]
+    return out
+
+
+def branches_list(*, layer: Layer, offset: int = 0, limit: int = BRANCHES_PAGE) -> dict[str, Any]:
+    """One page of the layer's branches (root → leaf paths), newest leaf last, with the conversation's
+    roots and forks. A branch gives its `tail`, the messages no earlier branch holds, and `joins`,
+    the message of `joins_branch` it continues from (None for a branch from a new root): every
+    message is listed once in the whole answer; a branch's whole path is `GET /items/{leaf}/thread/`."""
+    s = skeleton(layer_id=layer.pk)
+    every = _branches(s)
+    page = every[offset : offset + limit]
+    previews = {m["id"]: m for m in messages_by_id(ids=[b.leaf for b in page])}
+    branches = []
+    for b in page:
+        m = previews[b.leaf]
+        branches.append(
+            {
+                "leaf": b.leaf,
+                "root": b.root,
+                "fork": b.fork,
+                "length": b.length,
+                "joins": b.joins,
+                "joins_branch": b.joins_branch,
+                "tail": b.tail,
+                "last_at": m["created_at"],
+                "preview": (m["title"] or m["content"])[:120],
+            }
+        )
     fork_rows = [{"id": i, "children": kids} for i, kids in s.children.items() if len(kids) > 1]
-    return {"layer": layer.pk, "messages": len(s.parent), "roots": s.roots, "forks": fork_rows, "branches": branches}
+    return {
+        "layer": layer.pk,
+        "messages": len(s.parent),
+        "roots": s.roots,
+        "forks": fork_rows,
+        "count": len(every),
+        "offset": offset,
+        "limit": limit,
+        "branches": branches,
+    }
 
 
 def thread_of(*, item: Item) -> dict[str, Any]:
@@ -110,4 +183,35 @@ def community_members(*, communities: list[Community]) -> dict[int, list[int]]:
     rows = Community.members.through.objects.filter(community__in=communities).order_by("item__created_at", "item_id")
     for community_id, item_id in rows.values_list("community_id", "item_id"):
         out[community_id].append(item_id)
+    return out
+
+
+def graph_state_get(*, layer: Layer) -> GraphState | None:
+    """What the layer's communities were last computed from (None: never computed)."""
+    return GraphState.objects.filter(layer=layer).first()
+
+
+def communities_of_layers(*, workspace_id: int, layer_ids: Iterable[int]) -> list[Community]:
+    """The communities of these layers of the workspace (one query)."""
+    return list(Community.objects.filter(workspace_id=workspace_id, layer_id__in=list(layer_ids)))
+
+
+def community_texts(*, workspace_id: int, community_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """(title, summary) of each of these communities of the workspace that still exists, by id (one query)."""
+    rows = Community.objects.filter(workspace_id=workspace_id, pk__in=list(community_ids)).values_list(
+        "id", "title", "summary"
+    )
+    return {community_id: (title, summary) for community_id, title, summary in rows}
+
+
+def communities_of_members(
+    *, workspace_id: int, community_ids: Iterable[int], item_ids: Iterable[int]
+) -> dict[int, list[int]]:
+    """For each of these items, which of these communities of the workspace it is a member of (one query)."""
+    out: dict[int, list[int]] = {}
+    rows = Community.members.through.objects.filter(
+        community__workspace_id=workspace_id, community_id__in=list(community_ids), item_id__in=list(item_ids)
+    ).order_by("community_id")
+    for community_id, item_id in rows.values_list("community_id", "item_id"):
+        out.setdefault(item_id, []).append(community_id)
     return out

@@ -9,6 +9,7 @@ from celery import shared_task
 from apps.conversations import access
 from apps.conversations.communities import communities_refresh, layers_needing_refresh
 from apps.conversations.services import items_record_access
+from apps.core import background
 
 
 @shared_task
@@ -34,3 +35,8 @@ def flush_item_access() -> int:
 def record_item_access(counts: dict[str, int], at: str) -> int:
     """Celery mode: the served ids travel with the task (JSON keys are strings)."""
     return items_record_access(counts={int(k): v for k, v in counts.items()}, at=datetime.fromisoformat(at))
+
+
+# In process, a layer's communities are recomputed after the embedding sweep its messages queued
+# (topic communities cluster embeddings): the same background lane, in order.
+background.own_lane(refresh_communities, "embedding")

@@ -11,23 +11,23 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.conversations.communities import communities_replace
-from apps.conversations.models import Community
+from apps.conversations.models import Community, ItemAccess
 from apps.conversations.selectors import community_members
 from apps.core.errors import InvalidInput
 from apps.core.tokenizer import count_tokens, encoding_for_model
 from apps.layers import services as layer_services
-from apps.layers.models import Item, ItemKind, Layer, LayerConfig
-from apps.summaries.models import DEPTH_TOKEN_LIMITS, Summary
+from apps.layers.models import Item, ItemKind, Layer
+from apps.summaries.models import DEPTH_TOKEN_LIMITS
+from apps.summaries.restore import summaries_of, summaries_restore
 from apps.workspaces.models import Workspace
 
 FORMAT = "contextarch.conversation"
 VERSION = 1
 MESSAGE_FIELDS = ("role", "title", "content", "external_id", "task_ids", "importance", "pinned", "metadata")
-SUMMARY_FIELDS = ("depth", "text", "token_count", "source_hash", "generated_at", "provider", "stale")
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -53,12 +53,7 @@ def graph_export(*, layer: Layer) -> dict[str, Any]:
         }
         for row in rows
     ]
-    summaries = [
-        {**row, "generated_at": _iso(row["generated_at"])}
-        for row in Summary.objects.filter(layer=layer, personalized_for__isnull=True)
-        .order_by("depth")
-        .values(*SUMMARY_FIELDS)
-    ]
+    summaries = [{**row, "generated_at": _iso(row["generated_at"])} for row in summaries_of(layer=layer)]
     communities = list(Community.objects.filter(layer=layer).order_by("kind", "key"))
     members = community_members(communities=communities)
     return {
@@ -183,14 +178,8 @@ def graph_import(
     for start in range(0, len(inputs), 1000):
         created += layer_services.items_create(layer=layer, items=inputs[start : start + 1000])
     ids = {m["ref"]: item.pk for m, item in zip(graph["messages"], created, strict=True)}
-    _restore_links(graph["messages"], ids)
-    for s in summaries:
-        Summary.objects.create(workspace=workspace, layer=layer, **s)
-    if summaries:
-        # The item writes above counted as changes: a session's change trigger would regenerate the
-        # summaries after commit and replace the imported ones. They describe exactly these messages,
-        # so the layer starts as just summarized (the queued trigger then finds nothing due).
-        LayerConfig.objects.filter(layer=layer).update(changes_since_summary=0, last_summarized_at=timezone.now())
+    _restore_links(layer, graph["messages"], ids)
+    summaries_restore(layer=layer, summaries=summaries)
     groups = [
         {**{k: v for k, v in c.items() if k != "members"}, "members": [ids[r] for r in c["members"]]}
         for c in graph["communities"]
@@ -199,27 +188,18 @@ def graph_import(
     return layer
 
 
-def _restore_links(messages: list[dict[str, Any]], ids: dict[str, int]) -> None:
-    """Parents, importance as exported (not re-derived) and access history, in one UPDATE."""
-    if not messages:
-        return
-    with connection.cursor() as cur:
-        cur.execute(
-            "UPDATE layers_item AS i SET parent_id = v.parent, importance = v.importance "
-            "FROM unnest(%s::bigint[], %s::bigint[], %s::float8[]) AS v(id, parent, importance) WHERE i.id = v.id",
-            [
-                [ids[m["ref"]] for m in messages],
-                [ids[m["parent"]] if m.get("parent") else None for m in messages],
-                [m.get("importance", 0.5) for m in messages],
-            ],
+def _restore_links(layer: Layer, messages: list[dict[str, Any]], ids: dict[str, int]) -> None:
+    """Parents and importance as exported (not re-derived), and the access history."""
+    layer_services.messages_relink(
+        layer=layer,
+        links=[
+            (ids[m["ref"]], ids[m["parent"]] if m.get("parent") else None, m.get("importance", 0.5)) for m in messages
+        ],
+    )
+    ItemAccess.objects.bulk_create(
+        ItemAccess(
+            item_id=ids[m["ref"]], access_count=m.get("access_count", 0), last_accessed_at=m.get("last_accessed_at")
         )
-        accessed = [m for m in messages if m.get("access_count") or m.get("last_accessed_at")]
-        cur.execute(
-            "INSERT INTO layers_itemaccess (item_id, access_count, last_accessed_at) "
-            "SELECT * FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[])",
-            [
-                [ids[m["ref"]] for m in accessed],
-                [m.get("access_count", 0) for m in accessed],
-                [m.get("last_accessed_at") for m in accessed],
-            ],
-        )
+        for m in messages
+        if m.get("access_count") or m.get("last_accessed_at")
+    )

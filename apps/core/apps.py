@@ -10,10 +10,11 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_login_failed
 
-        from apps.core import lookups, periodic_runs, signals
+        from apps.core import lookups, periodic_runs
         from apps.core.login_limits import login_failure_record
+        from apps.core.telemetry import tracing_configure
 
-        signals.connect()
         periodic_runs.connect_celery()
         user_login_failed.connect(login_failure_record, dispatch_uid="core.login_failure_record")
         assert lookups.AnyOf.lookup_name == "any"  # registered on import
+        tracing_configure(install_global=True)  # off unless the OTEL_* environment asks for it

@@ -1,7 +1,9 @@
 """Background work: Celery with the Redis broker when REDIS_URL is set, else in-process after commit.
 
 Either way a task is dispatched only after the transaction that made its work commits. In-process
-mode runs tasks on one daemon worker thread per process, so a request never waits for them;
+mode runs tasks on one daemon worker thread per process, so a request never waits for them, and
+a task given its own lane (`own_lane`: the embedding sweep, which runs as long as a backlog lasts)
+on a thread of its own, so summaries and bookkeeping do not wait behind a bulk load's embedding;
 pending work left by a stopped process is picked up by the next sweep (tasks are idempotent).
 
 Dispatch never fails a request: when the broker cannot take a task (Redis down), the task runs
@@ -27,18 +29,24 @@ from apps.core import degraded
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
+_executors: dict[str, ThreadPoolExecutor] = {}  # by lane
+_lanes: dict[str, str] = {}  # task name → its lane (default: "background")
 _pending = 0
 _queued: set[tuple[Any, ...] | None] = set()
 
 
-def _get_executor() -> ThreadPoolExecutor:
-    global _executor
+def own_lane(task: Any, lane: str) -> None:
+    """Run `task` in process on a worker thread of its own lane, apart from every other task."""
+    _lanes[str(getattr(task, "name", task))] = lane
+
+
+def _get_executor(lane: str = "background") -> ThreadPoolExecutor:
     with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ca-background")
-            atexit.register(_executor.shutdown, wait=True)
-        return _executor
+        executor = _executors.get(lane)
+        if executor is None:
+            executor = _executors[lane] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ca-{lane}")
+            atexit.register(executor.shutdown, wait=True)
+        return executor
 
 
 def _run_inprocess(task: Any, args: tuple[Any, ...], key: tuple[Any, ...] | None = None) -> None:
@@ -94,7 +102,7 @@ def _submit(task: Any, args: tuple[Any, ...]) -> None:
         if key is not None:
             _queued.add(key)
         _pending += 1
-    _get_executor().submit(_run_inprocess, task, args, key)
+    _get_executor(_lanes.get(str(getattr(task, "name", task)), "background")).submit(_run_inprocess, task, args, key)
 
 
 def _queue_key(task: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -172,11 +180,14 @@ def wait_idle(timeout: float = 60.0) -> bool:
     Delayed dispatches go now rather than after their delay."""
     for key in list(_later):
         _fire(key)
-    if _executor is None:
-        return True
-    done = threading.Event()
-    _executor.submit(done.set)
-    return done.wait(timeout)
+    deadline = time.monotonic() + timeout
+    for _ in range(3):  # a task of one lane may queue one of another (an embedding sweep, communities)
+        for executor in list(_executors.values()):
+            done = threading.Event()
+            executor.submit(done.set)
+            if not done.wait(max(0.0, deadline - time.monotonic())):
+                return False
+    return True
 
 
 def queue_depth() -> int:

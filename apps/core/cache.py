@@ -88,6 +88,13 @@ class _Objects:
         with self._lock:
             self._entries.clear()
 
+    def delete_prefix(self, prefix: str) -> int:
+        with self._lock:
+            keys = [key for key in self._entries if key.startswith(prefix)]
+            for key in keys:
+                del self._entries[key]
+        return len(keys)
+
 
 _objects = _Objects(OBJECTS_MAX)
 
@@ -109,15 +116,29 @@ def set_object(key: str, value: Any, timeout: int) -> None:
         set_value(key, value, timeout)
 
 
+def delete_prefix(prefix: str) -> int:
+    """Delete every entry whose key starts with `prefix` (objects and values); how many were found.
+
+    In local memory only this process's entries can be reached (each process keeps its own)."""
+    if _in_memory():
+        return _objects.delete_prefix(prefix)
+    try:
+        backend: Any = _cache
+        return int(backend.delete_pattern(f"{prefix}*") or 0) if hasattr(backend, "delete_pattern") else 0
+    except Exception:  # noqa: BLE001
+        log.warning("cache delete failed for %s*", prefix, exc_info=True)
+        return 0
+
+
 def objects_clear() -> None:
     """Forget this process's cached objects (tests)."""
     _objects.clear()
 
 
 # --- Counters (rate limits) in their own cache aliases --------------------------------------------
-# "ratelimit": request rates (Redis, else this process's memory: on every request, so it must be cheap);
-# "ratelimit-failures": bad keys and wrong passwords (Redis, else files under var/ shared by every
-# process of the machine, so N server workers do not allow N times the attempts).
+# "ratelimit": request rates; "ratelimit-failures": bad keys and wrong passwords. Both in Redis, else
+# in one table in a file every process of the machine maps (apps/core/shared_counters.py: a few
+# microseconds an operation), so N server workers do not allow N times the rate or the attempts.
 REQUESTS = "ratelimit"
 FAILURES = "ratelimit-failures"
 
@@ -125,8 +146,7 @@ FAILURES = "ratelimit-failures"
 def counter_incr(key: str, timeout: int, *, alias: str = REQUESTS) -> int | None:
     """Add one to a counter that expires `timeout` s after its first hit; None when the cache fails.
 
-    Atomic on Redis (INCR) and in memory (LocMemCache holds a lock); the file store reads and
-    writes, so concurrent hits from several processes may be counted once.
+    Atomic on Redis (INCR) and in the shared table (an flock around each operation).
     """
     counters = caches[alias]
     try:
@@ -165,7 +185,7 @@ def counters_clear() -> None:
             log.warning("rate-limit counters %s could not be cleared", alias, exc_info=True)
 
 
-# --- Flags every process of the deployment sees at once (the FAILURES store: Redis, else files) -----
+# --- Flags every process of the deployment sees at once (the FAILURES store: Redis, else the table) --
 
 
 def shared_flag_set(key: str, timeout: int) -> None:

@@ -40,3 +40,16 @@ def url_from_database(entry: dict[str, Any]) -> str:
     if host.startswith("/"):
         return f"postgresql://{auth}/{name}?host={quote(host)}" + (f"&port={port}" if port else "")
     return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
+
+
+def replica_database(primary: dict[str, Any], replica: dict[str, Any], *, pool_timeout: float) -> dict[str, Any]:
+    """A replica's DATABASES entry: its own address with the primary's connection options (pool,
+    statement and lock timeouts, HNSW settings), a pool wait of `pool_timeout` (a lost replica is
+    given up on quickly: the primary answers instead), and in tests the primary's test database."""
+    entry = {**primary, **{k: replica[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")}}
+    options = dict(primary.get("OPTIONS", {}))
+    if isinstance(options.get("pool"), dict):
+        options["pool"] = {**options["pool"], "timeout": pool_timeout}
+    entry["OPTIONS"] = options
+    entry["TEST"] = {"MIRROR": "default"}
+    return entry

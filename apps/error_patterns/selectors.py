@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 
 from apps.core.errors import NotFound
 from apps.error_patterns.matching import rank_matches
-from apps.error_patterns.models import Attempt, ErrorPattern, Outcome
+from apps.error_patterns.models import Attempt, ErrorPattern, HintInjection, Outcome
 from apps.error_patterns.signature import error_signature
 from apps.workspaces.models import Workspace
 
@@ -160,3 +163,46 @@ def last_failed_error(
         attempts = attempts.filter(group_id=group_id)
     last = attempts.order_by("-created_at", "-id").values_list("outcome", "error").first()
     return last[1] if last and last[0] == Outcome.FAILED else ""
+
+
+def hint_events(
+    *,
+    injected_after: datetime | None,
+    failed_after: datetime | None,
+    until: datetime | None = None,
+    since: datetime | None = None,
+    workspace_id: int | None = None,
+) -> list[tuple[Any, ...]]:
+    """(workspace id, "injected" | "failed_after", time) of the hints injected after `injected_after`
+    and the failures after a hint reported after `failed_after`, up to `until`, from `since` (one
+    query: range scans of the time indexes `hint_created` and of the partial `hint_failed_at`); the
+    dashboard's rollup counts them (apps/assembly/rollup)."""
+    table = HintInjection._meta.db_table
+    selects, params = [], []
+    for key, column, after, only in (
+        ("injected", "created_at", injected_after, ""),
+        ("failed_after", "resolved_at", failed_after, " AND failed"),
+    ):
+        where, args = [f"{column} IS NOT NULL{only}"], []
+        for condition, value in (
+            ("workspace_id = %s", workspace_id),
+            (f"{column} > %s", after),
+            (f"{column} <= %s", until),
+            (f"{column} >= %s", since),
+        ):
+            if value is not None:
+                where.append(condition)
+                args.append(value)
+        selects.append(f"SELECT workspace_id, '{key}', {column} FROM {table} WHERE {' AND '.join(where)}")
+        params += args
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(selects), params)
+        return list(cursor.fetchall())
+
+
+def pattern_texts(*, workspace_id: int, pattern_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """(signature, solution) of each of these patterns of the workspace that still exists, by id (one query)."""
+    rows = ErrorPattern.objects.filter(workspace_id=workspace_id, pk__in=list(pattern_ids)).values_list(
+        "id", "signature", "solution"
+    )
+    return {pattern_id: (signature, solution) for pattern_id, signature, solution in rows}

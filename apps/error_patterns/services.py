@@ -30,7 +30,8 @@ from apps.metrics.registry import (
     ERROR_PATTERNS_EXPIRED,
 )
 from apps.redaction.services import label_redact, text_redact
-from apps.workspaces.models import Workspace
+from apps.workspaces import audit
+from apps.workspaces.models import AuditTarget, Workspace
 
 
 @dataclass(frozen=True)
@@ -194,13 +195,31 @@ def pattern_update(*, pattern: ErrorPattern, solution: str, confidence: float) -
         raise InvalidInput("solution must not be empty", code="invalid_solution")
     if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
         raise InvalidInput("confidence must be between 0 and 1", code="invalid_confidence")
+    before = audit.fields_of(pattern, ["solution", "confidence"])
     pattern.solution = text_redact(workspace_id=pattern.workspace_id, text=solution).text
     pattern.confidence = confidence
     pattern.save(update_fields=["solution", "confidence"])
+    audit.record(
+        workspace_id=pattern.workspace_id,
+        target_kind=AuditTarget.ERROR_PATTERN,
+        action="update",
+        target_id=pattern.pk,
+        target_label=pattern.signature[:200],
+        old=before,
+        new=audit.fields_of(pattern, ["solution", "confidence"]),
+    )
     return pattern
 
 
 def pattern_delete(*, pattern: ErrorPattern) -> None:
+    audit.record(
+        workspace_id=pattern.workspace_id,
+        target_kind=AuditTarget.ERROR_PATTERN,
+        action="delete",
+        target_id=pattern.pk,
+        target_label=pattern.signature[:200],
+        old=audit.fields_of(pattern, ["solution", "confidence"]),
+    )
     pattern.delete()  # the post_delete signal bumps the workspace's content version
 
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 
 MAX_SIGNATURE = 1000
-MAX_FRAME_LINE = 1000  # longer lines are never taken for stack frames (and the frame pattern stays linear)
+MAX_FRAME_LINE = 1000  # longer lines are never taken for stack frames
+# An error longer than this is read as its first and last halves (the headline is first in most
+# languages, last in Python's tracebacks); the API takes 20,000 characters.
+MAX_ERROR = 100_000
 
 _FRAME_LINES = re.compile(
     r"""^\s*(?:
@@ -26,8 +29,8 @@ _FRAME_LINES = re.compile(
       | \.\.\.\ \d+\ more
       | -->\ .*                                    # rustc's location line
       | \^+~*\s*$                                  # caret markers
-      | [\w./*()\-]+\(.*\)                          # Go's function lines: main.main()
-      | \s+\S+:\d+(?:\ \+0x[0-9a-f]+)?                # Go's file:line +0x1d
+      | (?=.*\)$)[\w./*()\-]+?\(.*\)                 # Go's function lines: main.main()
+      | (?<=\s)\S+:\d+(?:\ \+0x[0-9a-f]+)?             # Go's file:line +0x1d, indented
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -72,6 +75,8 @@ _REPEATS = re.compile(r"(<(?:n|hex|str|path|url|uuid|time|secret|email)>)(?:[\s.
 
 def error_signature(error: str) -> str:
     """The language-agnostic signature of `error` (already redacted): lowercased, squeezed, bounded."""
+    if len(error) > MAX_ERROR:
+        error = error[: MAX_ERROR // 2] + "\n" + error[-MAX_ERROR // 2 :]
     lines: list[str] = []
     in_frame = False
     for line in error.strip().replace("\r\n", "\n").split("\n"):  # not splitlines(): \x1e is not a line end

@@ -1,8 +1,9 @@
-"""Admin for layers, their configurations, items and relationships.
+"""Admin for layers, items and relationships.
 
 Edits of layers and items go through the layer services, so kind rules, token counts, content
 hashes and re-embedding stay right. A layer's summary configuration is edited in the summaries
-admin (LayerConfig), through the same validator as the API. Embeddings and search vectors are never shown in a form.
+admin (`summaries.LayerConfig`), through the same validator as the API. Embeddings and search
+vectors are never shown in a form.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.contrib import admin
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest
 
-from apps.layers.models import KIND_RANK, Item, ItemAccess, Layer, LayerKind, Relationship
+from apps.layers.models import KIND_RANK, Item, Layer, LayerKind, Relationship
 from apps.layers.relationships import relationship_create, relationship_errors
 from apps.layers.services import (
     ITEM_EDITABLE_FIELDS,
@@ -228,21 +229,3 @@ class RelationshipAdmin(admin.ModelAdmin):
         )
         obj.pk, obj.created_at = created.pk, created.created_at
         obj._state.adding = False
-
-
-@admin.register(ItemAccess)
-class ItemAccessAdmin(admin.ModelAdmin):
-    """Read-only: access counts come from serving items (apps/conversations/access.py)."""
-
-    list_display = ["item", "access_count", "last_accessed_at"]
-    ordering = ["-last_accessed_at"]
-    raw_id_fields = ["item"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[ItemAccess]:
-        return super().get_queryset(request).select_related("item").defer("item__embedding", "item__search_vector")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: ItemAccess | None = None) -> bool:
-        return False

@@ -6,8 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from django.db.models import BooleanField, ExpressionWrapper, Q
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,9 +18,11 @@ from apps.core.json_fields import JsonObjectField
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.layers import selectors, services
+from apps.layers.duplicates import ON_DUPLICATE
 from apps.layers.models import Item, ItemKind, Layer, LayerKind, Priority, Relationship, RelationshipKind
 from apps.layers.relationships import relationship_create, relationship_delete
 from apps.layers.services import ItemInput
+from apps.layers.signals import item_annotations
 from apps.workspaces.authentication import workspace_of
 
 
@@ -147,11 +149,27 @@ class ItemFields(StrictSerializer):
     importance = FiniteFloatField(min_value=0.0, max_value=1.0, required=False, default=0.5)
     pinned = serializers.BooleanField(required=False, default=False)
     metadata = JsonObjectField(required=False, default=dict)  # jsonb: NUL anywhere is a 400
+    on_duplicate = serializers.ChoiceField(
+        choices=ON_DUPLICATE,
+        required=False,
+        default="merge",
+        help_text="merge (default): an item repeating one of its layer (same kind, type, title and content) "
+        "is merged into it, counted in `seen_count`; keep: stored apart whatever it repeats",
+    )
+    supersedes = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        max_length=100,
+        required=False,
+        default=list,
+        help_text="ids of items this one replaces: they leave contexts (trace reason `superseded`) but stay "
+        "listed and found by the history tool",
+    )
 
 
 class ItemOutput(serializers.ModelSerializer):
     embedded = serializers.BooleanField(read_only=True)
-    # From ItemAccess, annotated by _with_embedded_flag; a new item has not been served yet.
+    # From conversations' access counts (`signals.item_annotations`, applied by _with_embedded_flag);
+    # a new item has not been served yet.
     access_count = serializers.SerializerMethodField()
     last_accessed_at = serializers.SerializerMethodField()
 
@@ -189,15 +207,17 @@ class ItemOutput(serializers.ModelSerializer):
             "access_count",
             "last_accessed_at",
             "embedded",
+            "seen_count",
+            "merged_external_ids",
+            "superseded_by",
         ]
 
 
 def _with_embedded_flag(items: Any) -> Any:
-    """Items with what ItemOutput shows beyond their own columns (one query, a LEFT JOIN)."""
+    """Items with what ItemOutput shows beyond their own columns (one query: the higher apps'
+    `item_annotations` join their rows, LEFT JOINs)."""
     return items.annotate(
-        embedded=ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField()),
-        served_count=F("access__access_count"),
-        served_last=F("access__last_accessed_at"),
+        embedded=ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField()), **item_annotations
     )
 
 
@@ -231,13 +251,23 @@ class ItemListCreateApi(APIView):
         page = paginator.paginate_queryset(_with_embedded_flag(items), request, view=self)
         return paginator.get_paginated_response(ItemOutput(page, many=True).data)
 
-    @extend_schema(request=Input, responses={201: ItemOutput})
+    @extend_schema(
+        request=Input,
+        responses={
+            201: ItemOutput,
+            200: OpenApiResponse(ItemOutput, description="merged into the item it repeats, shown as it is now"),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         layer = selectors.layer_get(workspace=workspace_of(request), layer_id=fields.pop("layer"))
-        (item,) = services.items_create(layer=layer, items=[ItemInput(**fields)])
+        written = services.items_write(layer=layer, items=[ItemInput(**fields)])
+        if written.merged:  # an existing item took it: answered as that item is now
+            item = _with_embedded_flag(selectors.items_list(workspace=layer.workspace)).get(pk=written.items[0].pk)
+            return Response(ItemOutput(item).data, status=status.HTTP_200_OK)
+        (item,) = written.items
         item.embedded = False  # type: ignore[attr-defined]
         return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)
 
@@ -251,21 +281,32 @@ class ItemBulkCreateApi(APIView):
 
     @extend_schema_serializer(component_name="ItemBulkCreated")
     class Output(serializers.Serializer):
-        ids = serializers.ListField(child=serializers.IntegerField())
+        ids = serializers.ListField(
+            child=serializers.IntegerField(), help_text="per item sent, the id of the item that holds it"
+        )
+        merged = serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="indexes of the items sent that were merged into an item they repeat (its id in `ids`)",
+        )
 
     @extend_schema(request=Input, responses={201: Output})
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         layer = selectors.layer_get(workspace=workspace_of(request), layer_id=data.validated_data["layer"])
-        items = services.items_create(layer=layer, items=[ItemInput(**f) for f in data.validated_data["items"]])
-        return Response({"ids": [item.pk for item in items]}, status=status.HTTP_201_CREATED)
+        written = services.items_write(layer=layer, items=[ItemInput(**f) for f in data.validated_data["items"]])
+        return Response(
+            {"ids": [item.pk for item in written.items], "merged": list(written.merged)},
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ItemDetailApi(APIView):
     @extend_schema_serializer(component_name="ItemUpdate")
     class Input(ItemFields):
         kind = None  # type: ignore[assignment]  # None removes the inherited field: the kind of an item never changes
+        on_duplicate = None  # type: ignore[assignment]  # a write's choice, not the item's
+        supersedes = None  # type: ignore[assignment]  # named on write, or by accepting a proposal
         content = serializers.CharField(trim_whitespace=False, required=False)
 
     @extend_schema(responses=ItemOutput)

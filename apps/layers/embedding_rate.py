@@ -1,79 +1,62 @@
-"""Throughput of passage embedding (items/s and tokens/s) for `bench_embedding` and `bench_assembly`.
+"""The background embedder's recent throughput, for the status's ETA (`rate_note`, `rate_recent`).
 
-Measures the provider call the background embedder makes (`embeddings.embed_passages`), batch by
-batch, after one untimed warm-up batch (the local model loads on first use). Tokens are counted
-in the default model's tiktoken encoding, a stand-in for the embedding model's own tokenizer.
+Batches add what they embedded to 10-second buckets in the cache (every process and runner adds to
+the same ones, so the rate is the deployment's, all concurrent batches together); the rate is what
+the last minute's buckets hold over the time since the first of those batches started.
 """
 
 from __future__ import annotations
 
-import random
+import threading
 import time
 from dataclasses import dataclass
 
-from django.conf import settings
+from apps.core import cache
 
-from apps.core import cache, embeddings, tokenizer
-
-RATE_KEY = "embedding-rate"
-RATE_SECONDS = 24 * 3600
-RATE_WEIGHT = 0.3  # of the newest batch in the moving average
+BUCKET_SECONDS = 10
+WINDOW_BUCKETS = 6
+_KEY = "embedding-done:{}"
+_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class EmbeddingRate:
-    items: int
-    batch_size: int
-    seconds: float
-    tokens: int
-
-    @property
-    def items_per_s(self) -> float:
-        return self.items / self.seconds if self.seconds else 0.0
-
-    @property
-    def tokens_per_s(self) -> float:
-        return self.tokens / self.seconds if self.seconds else 0.0
+class RecentRate:
+    items_per_s: float
+    tokens_per_s: float
 
 
-def embedding_rate(*, texts: list[str], batch_size: int) -> EmbeddingRate:
-    """Embed `texts` in batches of `batch_size` and time it (the first batch warms up, untimed)."""
-    embeddings.embed_passages(texts[:batch_size])
-    encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
-    started = time.perf_counter()
-    for start in range(0, len(texts), batch_size):
-        embeddings.embed_passages(texts[start : start + batch_size])
-    seconds = time.perf_counter() - started
-    tokens = sum(tokenizer.count_tokens(text, encoding) for text in texts)
-    return EmbeddingRate(items=len(texts), batch_size=batch_size, seconds=seconds, tokens=tokens)
-
-
-_WORDS = (
-    "the deploy failed again because the cache was cold and nobody noticed until the morning standup "
-    "we moved the weekly review to friday so that marco can join after his trip to lisbon "
-    "my sister started a pottery class and she says the wheel is much harder than it looks "
-    "latency went up after the release so we rolled back and opened an incident for the api gateway"
-).split()
-
-
-def sample_passages(*, count: int, seed: int = 5) -> list[str]:
-    """`count` short conversational turns (8-40 words, like LoCoMo's), reproducible for a seed."""
-    rng = random.Random(seed)
-    return [" ".join(rng.choices(_WORDS, k=rng.randint(8, 40))).capitalize() + "." for _ in range(count)]
-
-
-def rate_note(*, items: int, seconds: float) -> None:
-    """Fold one embedded batch into the moving average of items/s (shared through the cache, so every
-    process's status sees what the background embedder achieves; a lost update only skips a sample)."""
+def rate_note(*, items: int, tokens: int, started: float, seconds: float) -> None:
+    """Add one embedded batch (`started`: its wall-clock start) to the current bucket. Read, add and
+    write: a process's runners take turns; two processes writing at once lose one batch's sample."""
     if items < 1 or seconds <= 0:
         return
-    sample = items / seconds
-    previous = rate_recent()
-    rate = sample if previous is None else (1 - RATE_WEIGHT) * previous + RATE_WEIGHT * sample
-    cache.set_value(RATE_KEY, rate, RATE_SECONDS)
+    key = _KEY.format(int(time.time() // BUCKET_SECONDS))
+    with _lock:
+        done = cache.get_value(key)
+        items_so_far, tokens_so_far, first = done if isinstance(done, list) and len(done) == 3 else (0, 0, started)
+        value = [items_so_far + items, tokens_so_far + tokens, min(first, started)]
+        cache.set_value(key, value, BUCKET_SECONDS * (WINDOW_BUCKETS + 1))
 
 
-def rate_recent() -> float | None:
-    """The background embedder's recent items/s (one worker's), or None before its first batch."""
-    value = cache.get_value(RATE_KEY)
-    return float(value) if isinstance(value, int | float) and value > 0 else None
+def rate_recent() -> RecentRate | None:
+    """Items and tokens per second over the last minute's batches, or None when none finished in it
+    (no rate yet, or an embedder that has stopped: an ETA would only guess)."""
+    now = time.time()
+    current = int(now // BUCKET_SECONDS)
+    items = tokens = 0
+    first = now
+    for bucket in range(current - WINDOW_BUCKETS + 1, current + 1):
+        done = cache.get_value(_KEY.format(bucket))
+        if isinstance(done, list) and len(done) == 3:
+            items, tokens, first = items + int(done[0]), tokens + int(done[1]), min(first, float(done[2]))
+    seconds = now - first
+    if not items or seconds <= 0:
+        return None
+    return RecentRate(items_per_s=items / seconds, tokens_per_s=tokens / seconds)
+
+
+def rate_forget() -> None:
+    """Drop the last minute's buckets (tests)."""
+    current = int(time.time() // BUCKET_SECONDS)
+    for bucket in range(current - WINDOW_BUCKETS, current + 2):
+        cache.set_value(_KEY.format(bucket), None, 1)

@@ -3,7 +3,9 @@
 Used by assembly's retrieval (which ranks the hits with the rest of its signals) and by the
 history tool (which takes the fused order as it is). Each search runs with a statement timeout
 of the time the deadline has left and is skipped, and named in `deadline.skipped`, when none is
-left; keyword search always gets a floor, so a late request still finds something.
+left; keyword search always gets a floor, so a late request still finds something. A search that
+fails (its table unavailable, a query vector of another dimension than the column) is left out and
+named in `HybridHits.failed`: the caller answers from the other one and says so.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from apps.core.deadline import Deadline
 from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT, fused_scores
+from apps.core.isolation import isolated
 from apps.layers.filters import ItemFilters
 from apps.layers.keyword_search import KeywordHit, keyword_items
 from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
@@ -55,6 +58,7 @@ class HybridHits:
     vector: list[VectorHit]  # best first
     keyword: list[KeywordHit]  # best first
     vector_used: bool  # a vector search ran (a query vector, pgvector, time left)
+    failed: tuple[str, ...] = ()  # the searches that failed ("vector search", "keyword search")
 
     def fused(self, *, vector: float = VECTOR_WEIGHT, keyword: float = KEYWORD_WEIGHT) -> list[FusedHit]:
         """Every hit once, best fused score first (core/fusion.py); ties keep the better search rank."""
@@ -98,7 +102,8 @@ def hybrid_search(
     deadline = deadline or Deadline(limit_ms=None)
     clock: Stages = timings or _Untimed()
     pending = callable(query_vector)
-    keyword_hits = _keyword(filters, query, limit, deadline, clock) if pending else []
+    failed: list[str] = []
+    keyword_hits = _keyword(filters, query, limit, deadline, clock, failed) if pending else []
     vector = query_vector() if callable(query_vector) else query_vector
     vector_used = vector is not None and vector_available()
     vector_hits: list[VectorHit] = []
@@ -106,24 +111,49 @@ def hybrid_search(
         deadline.skip("vector search")
         vector_used = False
     elif vector_used and vector is not None:  # vector_used implies it; the check narrows the type
-        try:
-            with clock.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
-                vector_hits = nearest_items(filters=filters, query_vector=vector, limit=limit)
-        except SearchTimedOut:
-            deadline.skip("vector search")
+        found, error = isolated(lambda: _vector(filters, vector, limit, deadline, clock), what="vector search")
+        if found is None:
             vector_used = False
+            if error is not None:
+                failed.append("vector search")
+        else:
+            vector_hits = found
     if not pending:
-        keyword_hits = _keyword(filters, query, limit, deadline, clock)
-    return HybridHits(vector=vector_hits, keyword=keyword_hits, vector_used=vector_used)
+        keyword_hits = _keyword(filters, query, limit, deadline, clock, failed)
+    return HybridHits(vector=vector_hits, keyword=keyword_hits, vector_used=vector_used, failed=tuple(failed))
 
 
-def _keyword(filters: ItemFilters, query: str, limit: int, deadline: Deadline, clock: Stages) -> list[KeywordHit]:
+def _vector(
+    filters: ItemFilters, vector: np.ndarray, limit: int, deadline: Deadline, clock: Stages
+) -> list[VectorHit] | None:
+    """The nearest items; None when the deadline's statement timeout cut the search (named skipped)."""
+    try:
+        with clock.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
+            return nearest_items(filters=filters, query_vector=vector, limit=limit)
+    except SearchTimedOut:
+        deadline.skip("vector search")
+        return None
+
+
+def _keyword(
+    filters: ItemFilters, query: str, limit: int, deadline: Deadline, clock: Stages, failed: list[str]
+) -> list[KeywordHit]:
     if not query:
         return []
     left = deadline.remaining_ms()
-    try:
-        with clock.stage("keyword_search"), statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)):
-            return keyword_items(filters=filters, query=query, limit=limit)
-    except SearchTimedOut:
-        deadline.skip("keyword search")
-        return []
+
+    def search() -> list[KeywordHit]:
+        try:
+            with (
+                clock.stage("keyword_search"),
+                statement_timeout(None if left is None else max(left, KEYWORD_FLOOR_MS)),
+            ):
+                return keyword_items(filters=filters, query=query, limit=limit)
+        except SearchTimedOut:
+            deadline.skip("keyword search")
+            return []
+
+    found, error = isolated(search, what="keyword search")
+    if error is not None:
+        failed.append("keyword search")
+    return found or []

@@ -28,8 +28,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from django.db import connection
-
+from apps.core.replica_router import read_connection
 from apps.layers.filters import ItemFilters
 
 # BM25's k1: how quickly repeated occurrences of a word stop adding to the score.
@@ -72,7 +71,7 @@ def _lexeme_stats() -> LexemeStats | None:
     fetched_at, stats = _stats
     if time.monotonic() - fetched_at < STATS_SECONDS:
         return stats
-    with connection.cursor() as cur:
+    with read_connection().cursor() as cur:
         cur.execute(
             """
             SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples
@@ -102,7 +101,7 @@ def keyword_items(*, filters: ItemFilters, query: str, limit: int, corpus_size: 
     where, params = filters.sql()
     conditions = " AND ".join(where)
     large_since = _large_scopes.get(filters)
-    with connection.cursor() as cur:
+    with read_connection().cursor() as cur:
         if large_since is not None and time.monotonic() - large_since < STATS_SECONDS:
             cur.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [query])
             lexemes: list[str] = cur.fetchone()[0]

@@ -1,11 +1,10 @@
-"""The layer hierarchy, per-layer summary configuration, content items and their relationships."""
+"""The layer hierarchy, content items and their relationships."""
 
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -53,53 +52,6 @@ class Layer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
-
-
-class Personalization(models.TextChoices):
-    GENERIC = "generic", "Generic"
-    PERSONALIZED = "personalized", "Personalized"
-    HIGHLY_PERSONALIZED = "highly_personalized", "Highly personalized"
-
-
-# Seed 000 defaults per kind: (update interval seconds, update-on-changes threshold, personalization).
-LAYER_CONFIG_DEFAULTS: dict[str, tuple[int, int, str]] = {
-    LayerKind.COMPANY: (3600, 10, Personalization.GENERIC),
-    LayerKind.ORG: (3600, 10, Personalization.GENERIC),
-    LayerKind.TEAM: (3600, 5, Personalization.PERSONALIZED),
-    LayerKind.PROJECT: (1800, 3, Personalization.PERSONALIZED),
-    LayerKind.MULTI_SESSION: (900, 2, Personalization.PERSONALIZED),
-    LayerKind.SESSION: (300, 1, Personalization.HIGHLY_PERSONALIZED),
-}
-
-
-class LayerConfig(models.Model):
-    """How a layer's summaries are kept fresh; validated on every save."""
-
-    layer = models.OneToOneField(Layer, on_delete=models.CASCADE, related_name="config")
-    update_interval_seconds = models.PositiveIntegerField()
-    update_on_changes = models.PositiveIntegerField()
-    personalization = models.CharField(max_length=24, choices=Personalization.choices)
-    skip_if_unchanged = models.BooleanField(default=True)
-    changes_since_summary = models.PositiveIntegerField(default=0)
-    last_summarized_at = models.DateTimeField(null=True, blank=True)
-
-    def clean(self) -> None:
-        errors: dict[str, str] = {}
-        if not 60 <= self.update_interval_seconds <= 7 * 24 * 3600:
-            errors["update_interval_seconds"] = "must be between 60 seconds and 7 days"
-        if not 1 <= self.update_on_changes <= 10_000:
-            errors["update_on_changes"] = "must be between 1 and 10000"
-        if self.personalization not in Personalization.values:
-            errors["personalization"] = f"must be one of {', '.join(Personalization.values)}"
-        if errors:
-            raise ValidationError(errors)
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        self.full_clean(exclude=["layer"])
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
-
-    def __str__(self) -> str:
-        return f"config of {self.layer}"
 
 
 class ItemKind(models.TextChoices):
@@ -169,6 +121,17 @@ class Item(models.Model):
     group_id = models.CharField(max_length=200, blank=True, default="")
     agent_types = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     source_refs = ArrayField(models.CharField(max_length=1000), default=list, blank=True)
+    # Duplicates (apps/layers/duplicates.py): how many writes this item stands for (itself and the
+    # repeats merged into it) and the external ids those repeats came with.
+    seen_count = models.PositiveIntegerField(default=1)
+    merged_external_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    # False when its writer asked to keep it apart (`on_duplicate: "keep"`): never merged into another.
+    mergeable = models.BooleanField(default=True)
+    # The newer item that replaces this one (apps/layers/supersession.py): left out of contexts by
+    # default, still listed and found by the history tool.
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes_items"
+    )
     # Maintained by PostgreSQL itself, so bulk inserts and raw updates can never leave it stale.
     search_vector = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="english")
@@ -237,22 +200,6 @@ class ItemSearch(models.Model):
         return f"item {self.item_id}"
 
 
-class ItemAccess(models.Model):
-    """How often an item was served in assembled context or history answers, and when last (seed 002).
-
-    Kept apart from the item's row: an access counted on the item itself rewrote the whole row
-    (its vector among it) and added entries to every index, the HNSW index included, for each
-    item of each assembly. Written in one batched upsert after the response, never per item.
-    """
-
-    item = models.OneToOneField(Item, on_delete=models.CASCADE, primary_key=True, related_name="access")
-    access_count = models.PositiveIntegerField(default=0)
-    last_accessed_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.item_id}: {self.access_count}"
-
-
 class RelationshipKind(models.TextChoices):
     RELATES_TO = "relates_to", "Relates to"
     SUPPORTS = "supports", "Supports"
@@ -294,3 +241,55 @@ class EmbeddingClaim(models.Model):
 
     def __str__(self) -> str:
         return f"item {self.item_id} until {self.claimed_until:%H:%M:%S}"
+
+
+class EmbeddingSpace(models.Model):
+    """The embedding model the stored vectors are kept for (one row), so a change of it is seen at start.
+
+    `label` is "provider:model", as each vector's `Item.embedding_model`. After a change, the other
+    model's vectors are cleared in batches by id (`clear_from_id`: the next id to clear; null once
+    done) and re-embedded; `reembedding` stays true until nothing is pending
+    (apps/layers/embedding_space.py).
+    """
+
+    label = models.CharField(max_length=200)
+    previous_label = models.CharField(max_length=200, blank=True, default="")
+    changed_at = models.DateTimeField()
+    clear_from_id = models.BigIntegerField(null=True, blank=True)
+    reembedding = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class ProposalState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class SupersessionProposal(models.Model):
+    """A proposal that `new` supersedes `old` (same subject, newer, saying something else), made by the
+    detector (apps/layers/supersession.py) for an operator to accept or reject; one per pair."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="supersession_proposals")
+    layer = models.ForeignKey(Layer, on_delete=models.CASCADE, related_name="supersession_proposals")
+    old = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="proposed_superseded")
+    new = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="proposed_superseding")
+    similarity = models.FloatField()
+    reason = models.CharField(max_length=300)
+    detector = models.CharField(max_length=32, default="rules")
+    state = models.CharField(max_length=16, choices=ProposalState.choices, default=ProposalState.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["old", "new"], name="uniq_supersession_pair"),
+            models.CheckConstraint(condition=~Q(old=models.F("new")), name="supersession_not_self"),
+        ]
+        indexes = [models.Index(fields=["workspace", "state", "layer"])]
+
+    def __str__(self) -> str:
+        return f"{self.new_id} supersedes {self.old_id}? ({self.state})"

@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
+
+from apps.core.replica_router import read_connection
 
 
 class SearchTimedOut(Exception):
@@ -38,9 +40,10 @@ def statement_timeout(ms: int | None) -> Iterator[None]:
         yield
         return
     ms = max(int(ms), 1)
+    connection = read_connection()  # the searches' connection: a caught-up replica within replica_reads
     try:
         if connection.in_atomic_block:  # a caller's transaction: a savepoint keeps it usable after a timeout
-            with transaction.atomic():
+            with transaction.atomic(using=connection.alias):
                 with connection.cursor() as cursor:
                     cursor.execute("SELECT set_config('statement_timeout', %s, true)", [f"{ms}ms"])
                 yield

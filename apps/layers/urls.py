@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from apps.layers import api
+from apps.layers import api, supersession_api
 
 urlpatterns = [
     path("layers/", api.LayerListCreateApi.as_view(), name="api-layers"),
@@ -12,4 +12,15 @@ urlpatterns = [
     path("items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api-item"),
     path("relationships/", api.RelationshipListCreateApi.as_view(), name="api-relationships"),
     path("relationships/<int:relationship_id>/", api.RelationshipDetailApi.as_view(), name="api-relationship"),
+    path("supersessions/", supersession_api.ProposalListApi.as_view(), name="api-supersessions"),
+    path(
+        "supersessions/<int:proposal_id>/accept/",
+        supersession_api.ProposalAcceptApi.as_view(),
+        name="api-supersession-accept",
+    ),
+    path(
+        "supersessions/<int:proposal_id>/reject/",
+        supersession_api.ProposalRejectApi.as_view(),
+        name="api-supersession-reject",
+    ),
 ]

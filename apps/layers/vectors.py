@@ -18,6 +18,8 @@ import numpy as np
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+from apps.core import embeddings
+from apps.core.replica_router import read_connection
 from apps.layers.filters import ItemFilters
 
 log = logging.getLogger(__name__)
@@ -126,14 +128,19 @@ class VectorHit:
 
 
 def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int) -> list[VectorHit]:
-    """Items nearest to the query by cosine similarity, filtered in the same statement.
+    """Items nearest to the query by cosine similarity, filtered in the same statement; only vectors of
+    the configured model (`embeddings.model_label`) are compared with it.
 
     Returns [] when pgvector is unavailable: the caller falls back to keyword search.
     """
     if not vector_available() or not filters.layer_ids:
         return []
     where, params = filters.sql()
+    # Only the current model's vectors: after a model change the items not re-embedded yet are
+    # found by keyword search alone, never by comparing the query with another model's vector.
     where.append("embedding IS NOT NULL")
+    where.append("embedding_model = %s")
+    params = [*params, embeddings.model_label()]
     conditions = " AND ".join(where)
     if _small_scope(filters, conditions, params):
         # OFFSET 0 keeps the ORDER BY out of the scan: every item in scope is measured.
@@ -148,7 +155,7 @@ def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int)
             "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
             f"WHERE {conditions} ORDER BY distance LIMIT %s) nearest"
         )
-    with default_connection.cursor() as cur:
+    with read_connection().cursor() as cur:  # a caught-up replica within replica_reads
         cur.execute(sql, [vector_literal(query_vector), *params, limit])
         hits = [VectorHit(item_id=row[0], similarity=float(row[1])) for row in cur.fetchall()]
     # relaxed_order may return rows slightly out of order; the caller ranks anyway, but keep it sorted.
@@ -162,7 +169,7 @@ def _small_scope(filters: ItemFilters, conditions: str, params: list[Any]) -> bo
     known = _small_scopes.get(filters)
     if known is not None and now - known[0] < SCOPE_SIZE_SECONDS:
         return known[1]
-    with default_connection.cursor() as cur:
+    with read_connection().cursor() as cur:
         cur.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM layers_item WHERE {conditions} LIMIT %s) scope",
             [*params, EXACT_SEARCH_MAX_ITEMS + 1],

@@ -5,6 +5,10 @@ them: any worker answers any MCP request, and no session lives in one process's 
 SDK's session manager needs a running task group; ASGI lifespan is not available under every
 server here (daphne has none, Channels' router refuses it), so the first request of a process
 starts it on that process's event loop.
+
+The SDK (mcp 2.3.0) serves every protocol revision on this one path: a request carrying
+`MCP-Protocol-Version: 2026-07-28` is a self-contained envelope (`server/discover`, no
+`initialize`, no session id); older clients (2024-11-05 to 2025-11-25) keep their handshake.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from channels.db import database_sync_to_async
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from apps.core import telemetry
 from apps.core.errors import TooManyRequests
 from apps.core.ratelimit import scope_address
 from apps.mcp_server.results import error_body
@@ -94,7 +99,10 @@ class McpEndpoint:
             await _answer(send, 401, body, [(b"www-authenticate", b"Bearer")])
             return
         manager = await self._session_manager()
-        await manager.handle_request(scope, receive, send)
+        # A `traceparent` header makes the SDK's `tools/call` span (and so every span under it) a child
+        # of the caller's; one in the message's `_meta` takes precedence, as the SDK reads it.
+        with telemetry.continued(telemetry.asgi_carrier(scope.get("headers", []))):
+            await manager.handle_request(scope, receive, send)
 
 
 def with_mcp(app: Any) -> Any:

@@ -203,6 +203,22 @@ async def explain(
     return tool_result(answer, text=trace_explain(answer.body, max_items=max_items))
 
 
+async def count_tokens(
+    ctx: Ctx,
+    model: Annotated[str | None, Field(description="The model whose tokenizer counts, e.g. claude-sonnet-4-5")] = None,
+    text: Annotated[str | None, Field(description="A text to count (or give messages)")] = None,
+    messages: Annotated[
+        list[dict[str, Any]] | None,
+        Field(description="Chat messages ({role, content}) to count with the model's overhead"),
+    ] = None,
+    tools: Annotated[list[dict[str, Any]] | None, Field(description="Tool definitions sent with the messages")] = None,
+) -> CallToolResult:
+    """How many tokens a text or a chat request takes in a model, before sending it: exact where the
+    model's tokenizer is published, else a calibrated estimate with the margin to keep free."""
+    body = _given(model=model, text=text, messages=messages, tools=tools)
+    return tool_result(await api_call(origin=origin_of(ctx), method="POST", path="/api/v1/tokens/", body=body))
+
+
 def _segment(value: str) -> str:
     """A path segment from an argument: a trace id with a slash or `..` in it names no trace."""
     return value if value and all(c.isalnum() or c == "-" for c in value) else "invalid"
@@ -222,5 +238,6 @@ def tools_register(server: MCPServer[Any]) -> None:
         (match_error, READ),
         (report_consumption, WRITE),
         (explain, READ),
+        (count_tokens, READ),
     ):
         server.add_tool(fn, annotations=hints, structured_output=False)

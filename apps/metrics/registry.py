@@ -48,6 +48,29 @@ ASSEMBLIES_CANCELLED = Counter(
     ["stage"],
     registry=REGISTRY,
 )
+OVERLOADED = Counter(
+    "context_architect_overloaded",
+    "Requests answered `overloaded` (issue 26): no pooled database connection free in time (database_pool, "
+    "503) or no slot of their workspace's share of the worker (workspace_share, 429); both with Retry-After.",
+    ["reason"],
+    registry=REGISTRY,
+)
+
+REPLICA_READS = Counter(
+    "context_architect_replica_reads",
+    "Read decisions with DATABASE_REPLICA_URLS (apps/core/replicas.py): replica (caught up, chosen), "
+    "replica_behind and replica_down (one replica asked and passed over), primary (none caught up).",
+    ["result"],
+    registry=REGISTRY,
+)
+
+ASSEMBLY_PARTS_SKIPPED = Counter(
+    "context_architect_assembly_parts_skipped",
+    "Parts of context assemblies that failed and were left out, the rest answered (a candidate that could "
+    "not be built, ranked or packed; a candidate source; a search), by kind of part.",
+    ["part"],
+    registry=REGISTRY,
+)
 
 
 def _hit_rate() -> float:

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.profiles import selectors, services
-from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
+from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.profiles.services import ProfileInput
 from apps.workspaces.authentication import workspace_of
 
@@ -48,6 +48,11 @@ class ProfileFields(StrictSerializer):
         help_text=f"Overrides of the ranking weights; keys: {', '.join(sorted(services.RANKING_WEIGHT_KEYS))}.",
     )
     safety_margin = FiniteFloatField(min_value=0.0, max_value=services.MAX_SAFETY_MARGIN, required=False)
+    context_position = serializers.ChoiceField(
+        choices=ContextPosition.choices,
+        required=False,
+        help_text="Where the LLM proxy puts the context: after (default) or before the client's system prompt",
+    )
 
     def profile_input(self) -> ProfileInput:
         """The validated configuration; fields the request left out take their defaults."""
@@ -76,6 +81,7 @@ class ProfileOutput(serializers.ModelSerializer):
             "ranking_function",
             "ranking_weights",
             "safety_margin",
+            "context_position",
             "created_at",
             "updated_at",
         ]

@@ -21,6 +21,16 @@ class ConversationPreset(models.TextChoices):
     CONTEXT_RICH = "context_rich", "Context-rich"
 
 
+class ContextPosition(models.TextChoices):
+    """Where the LLM proxy puts the context in the system prompt of a call (the Anthropic `system` field,
+    OpenAI's first system or developer message, the Responses `instructions`): after the client's own
+    text by default, so that the client's system prompt stays a cacheable prefix (the providers' prompt
+    caches match a prompt's start); before it on request."""
+
+    AFTER = "after_system", "After the client's system prompt"
+    BEFORE = "before_system", "Before the client's system prompt"
+
+
 class AgentProfile(models.Model):
     """Defaults an agent's requests inherit: model, window, budget, limits, format, type filters."""
 
@@ -40,6 +50,7 @@ class AgentProfile(models.Model):
     ranking_function = models.CharField(max_length=100, default="default")
     ranking_weights = models.JSONField(default=dict, blank=True, help_text="Overrides of the ranking weights.")
     safety_margin = models.FloatField(default=0.15)
+    context_position = models.CharField(max_length=16, choices=ContextPosition.choices, default=ContextPosition.AFTER)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

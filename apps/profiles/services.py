@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from apps.core.errors import Conflict, InvalidInput
-from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
-from apps.workspaces.models import Workspace
+from apps.engine.rank import RankWeights
+from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
+from apps.workspaces import audit
+from apps.workspaces.models import AuditTarget, Workspace
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 MAX_CONTEXT_WINDOW = 2_000_000
@@ -19,24 +21,9 @@ MAX_RETRIEVAL_LIMIT = 1000
 MAX_TYPE_FILTERS = 50
 MAX_TYPE_FILTER_CHARS = 32
 MAX_SAFETY_MARGIN = 0.9
-RANKING_WEIGHT_KEYS = frozenset(
-    {
-        "vector",
-        "keyword",
-        "relevance",
-        "recency",
-        "importance",
-        "confidence",
-        "priority",
-        "group",
-        "agent_type",
-        "distance",
-        "helpfulness",
-        "focus",
-        "pinned",
-        "recency_half_life_days",
-    }
-)
+# The engine's own list: a weight it does not read cannot be stored ("pinned" was accepted and
+# ignored; pinned items go first whatever the weights).
+RANKING_WEIGHT_KEYS = frozenset(f.name for f in fields(RankWeights))
 # The engine divides by the half-life; the floor matches settings.RECENCY_HALF_LIFE_DAYS's.
 MIN_RECENCY_HALF_LIFE_DAYS = 0.01
 
@@ -57,6 +44,7 @@ class ProfileInput:
     ranking_function: str = "default"
     ranking_weights: dict[str, float] = field(default_factory=dict)
     safety_margin: float = 0.15
+    context_position: str = ContextPosition.AFTER
 
 
 def check_name(name: str) -> None:
@@ -126,6 +114,10 @@ def profile_check(*, data: ProfileInput) -> None:
             code="invalid_type_filters",
         )
     _check_weights(data.ranking_weights)
+    if data.context_position not in ContextPosition.values:
+        raise InvalidInput(
+            f"context_position must be one of {', '.join(ContextPosition.values)}", code="invalid_context_position"
+        )
     if not (math.isfinite(data.safety_margin) and 0.0 <= data.safety_margin <= MAX_SAFETY_MARGIN):
         raise InvalidInput(f"safety_margin must be between 0 and {MAX_SAFETY_MARGIN}", code="invalid_safety_margin")
 
@@ -154,6 +146,14 @@ def profile_create(*, workspace: Workspace, name: str, data: ProfileInput) -> Ag
         raise _duplicate(name)
     profile = AgentProfile(workspace=workspace, name=name, **asdict(data))
     _save(profile)
+    audit.record(
+        workspace_id=workspace.pk,
+        target_kind=AuditTarget.PROFILE,
+        action="create",
+        target_id=profile.pk,
+        target_label=name,
+        new={"name": name, **asdict(data)},
+    )
     return profile
 
 
@@ -161,6 +161,7 @@ def profile_update(*, profile: AgentProfile, name: str, data: ProfileInput) -> A
     """Replace the whole configuration (fields `data` leaves at their defaults are reset), maybe renaming."""
     check_name(name)
     profile_check(data=data)
+    before = {"name": profile.name, **audit.fields_of(profile, list(asdict(data)))}
     if name != profile.name:
         taken = AgentProfile.objects.filter(workspace_id=profile.workspace_id, name=name)
         if taken.exclude(pk=profile.pk).exists():
@@ -169,9 +170,26 @@ def profile_update(*, profile: AgentProfile, name: str, data: ProfileInput) -> A
     for key, value in asdict(data).items():
         setattr(profile, key, value)
     _save(profile)
+    audit.record(
+        workspace_id=profile.workspace_id,
+        target_kind=AuditTarget.PROFILE,
+        action="update",
+        target_id=profile.pk,
+        target_label=profile.name,
+        old=before,
+        new={"name": profile.name, **asdict(data)},
+    )
     return profile
 
 
 def profile_delete(*, profile: AgentProfile) -> None:
     """Delete a profile; requests that still name it fall back to the defaults with a warning."""
+    audit.record(
+        workspace_id=profile.workspace_id,
+        target_kind=AuditTarget.PROFILE,
+        action="delete",
+        target_id=profile.pk,
+        target_label=profile.name,
+        old={"name": profile.name},
+    )
     profile.delete()

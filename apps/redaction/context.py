@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from apps.redaction.spans import Span
 
@@ -104,13 +105,144 @@ def find_pairs(text: str) -> Iterator[Span]:
         yield from _find_xml_pairs(text)
 
 
+# `_PAIR.finditer` tries up to 40 prefix lengths times every secret word at every position of the
+# text (77 us a character: 15 s for 200k characters of `.`). Every pair has a separator right after
+# its key, so the scan below starts from the separators, reads the secret word that ends before
+# each, and tries the rest of `_PAIR` only where its key can start: what it finds is what
+# `_PAIR.finditer` finds (tests/redaction/test_linear_time.py holds the two together).
+_SEPARATOR = re.compile(r"[=:]")
+_WORD_ENDING = re.compile(rf"(?i)(?:{_SECRET_WORDS})\Z")
+_AFTER_KEY = re.compile(
+    rf"""(?i)\\?["'`]?(?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)"""
+    rf"""(?:{_QUOTE}(?P<qv>(?:(?!(?P=q)).){{1,500}}?)(?P=q)|(?P<uv>[^\s"'`,;&<>(){{}}\[\]]+))"""
+)
+_KEY_CHARACTER = re.compile(r"(?i)[A-Za-z0-9_.\-]")
+_ALPHANUMERIC = re.compile(r"(?i)[A-Za-z0-9]")
+_ASCII_ALPHANUMERIC = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_ASCII_KEY_CHARACTERS = _ASCII_ALPHANUMERIC | frozenset("_.-")
+
+
+def _is_key_character(text: str, index: int) -> bool:
+    """`_KEY_CHARACTER` at `index`: a set lookup for ASCII, the regex (and its case folding) otherwise."""
+    character = text[index]
+    if character.isascii():
+        return character in _ASCII_KEY_CHARACTERS
+    return _KEY_CHARACTER.match(character) is not None
+
+
+def _is_alphanumeric(text: str, index: int) -> bool:
+    character = text[index]
+    if character.isascii():
+        return character in _ASCII_ALPHANUMERIC
+    return _ALPHANUMERIC.match(character) is not None
+
+
+_LONGEST_WORD = 20  # shared_access_key, the longest secret word, has 17 characters
+
+
+@dataclass(frozen=True)
+class _Pair:
+    key: str
+    sep: str
+    value: re.Match[str]  # _AFTER_KEY's match: groups qv or uv
+
+
+def _pairs(text: str) -> Iterator[_Pair]:
+    """What `_PAIR.finditer(text)` finds, in the same order, in time linear in the text."""
+    position = 0
+    for separator in _SEPARATOR.finditer(text):
+        word_end = separator.start()
+        while word_end > position and text[word_end - 1] in " \t":
+            word_end -= 1
+        if word_end > position and text[word_end - 1] in "\"'`":
+            word_end -= 1
+        if word_end > position and text[word_end - 1] == "\\":
+            word_end -= 1
+        if word_end - position < 3:
+            continue  # inside the last pair's value, or no room for a word (`pwd`, the shortest)
+        word_starts = _word_starts(text, max(position, word_end - _LONGEST_WORD), word_end)
+        key_start = _key_start(text, word_starts, position) if word_starts else None
+        value = _AFTER_KEY.match(text, word_end) if key_start is not None else None
+        if value is None or key_start is None:
+            continue
+        yield _Pair(key=text[key_start:word_end], sep=value.group("sep"), value=value)
+        position = value.end()
+
+
+def _spellings() -> frozenset[str]:
+    """Every ASCII spelling of _SECRET_WORDS, lowercased (`api_key`, `api-key`, `api key`, `apikey`, ...)."""
+    joined = ("", "_", "-")
+    words = {"password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "apikey", "sessionid"}
+    words |= {"credential", "credentials", "auth", "cookie", "sig", "signature"}
+    words |= {f"api{j}key" for j in (*joined, " ")}
+    for first in ("access", "private", "signing", "encryption", "master", "account", "license"):
+        words |= {f"{first}{j}key" for j in joined}
+    words |= {f"shared{a}access{b}key" for a in joined for b in joined}
+    words |= {f"session{j}{last}" for j in joined for last in ("id", "key")}
+    return frozenset(words)
+
+
+_SPELLINGS = _spellings()
+_SPELLING_LENGTHS = sorted({len(word) for word in _SPELLINGS}, reverse=True)
+_AFTER_NO_LETTER = frozenset({"pass", "auth", "sig"})  # `(?<![A-Za-z])` in _SECRET_WORDS
+
+
+def _word_starts(text: str, first: int, end: int) -> list[int]:
+    """Where secret words that end at `end` start, from `first` on, leftmost first (`shared_access_key`
+    and `access_key`). ASCII by set lookups; other text by the regex, for its case folding."""
+    window = text[first:end]
+    if not window.isascii() or (first > 0 and not text[first - 1].isascii()):
+        starts = []
+        while (word := _WORD_ENDING.search(text, first, end)) is not None:
+            starts.append(word.start())
+            first = word.start() + 1
+        return starts
+    lowered = window.lower()
+    starts = []
+    for length in _SPELLING_LENGTHS:
+        start = end - length
+        if start < first or lowered[start - first :] not in _SPELLINGS:
+            continue
+        if lowered[start - first :] in _AFTER_NO_LETTER and start > 0 and text[start - 1].isalpha():
+            continue
+        starts.append(start)
+    return starts
+
+
+def _key_start(text: str, word_starts: list[int], position: int) -> int | None:
+    """The leftmost start of a key that ends in one of these words, as `_PAIR` finds it: at most 40 key
+    characters before a word, preceded by no letter or digit (its lookbehind), not before `position`."""
+
+    def starts_a_key(index: int) -> bool:
+        return index == 0 or not _is_alphanumeric(text, index - 1)
+
+    first_word = word_starts[0]
+    start = None
+    index = first_word
+    while index >= position:
+        if starts_a_key(index):
+            start = index
+        if index == 0 or index <= first_word - 40 or not _is_key_character(text, index - 1):
+            break
+        index -= 1
+    if start is not None:
+        return start
+    # A key may also start inside the longest word, at a shorter one (`xxx...SHARED-ACCESS-KEY`).
+    for index in range(max(first_word + 1, position), word_starts[-1] + 1):
+        if starts_a_key(index) and any(
+            word >= index and all(_is_key_character(text, i) for i in range(index, word)) for word in word_starts
+        ):
+            return index
+    return None
+
+
 def _find_pair_matches(text: str) -> Iterator[Span]:
-    for m in _PAIR.finditer(text):
-        quoted = m.group("qv") is not None
+    for pair in _pairs(text):
+        value = pair.value
+        quoted = value.group("qv") is not None
         group = "qv" if quoted else "uv"
-        value = m.group(group)
-        if _secret_value(m.group("key"), m.group("sep"), value, quoted, text, m.end(group)):
-            yield Span(m.start(group), m.end(group), _kind(m.group("key")))
+        if _secret_value(pair.key, pair.sep, value.group(group), quoted, text, value.end(group)):
+            yield Span(value.start(group), value.end(group), _kind(pair.key))
 
 
 def _find_xml_pairs(text: str) -> Iterator[Span]:
@@ -226,21 +358,36 @@ def find_urls(text: str) -> Iterator[Span]:
             yield Span(m.start("v"), m.end("v"), "password" if "pass" in key or "pwd" in key else "token")
 
 
+def _rest_of_line(word: str) -> str:
+    """What a command's flag may be preceded by on its line: anything but a newline or the command's own name.
+
+    `[^\n]*?` alone is quadratic: each of N names on one line scans to the line's end when no flag
+    follows. Stopping at the next name keeps every character scanned once, and finds the same values:
+    a flag after the second name is the first one after it too.
+    """
+    return rf"(?:(?!{word})[^\n])*?"
+
+
+_MYSQL_WORD = r"\bmysql(?:dump|admin|import|sh)?\b"
+_REDIS_WORD = r"\bredis-cli\b"
+_SSHPASS_WORD = r"\bsshpass\b"
 _FLAG = re.compile(
     r"""(?ix)(?<![\w-])--?(?P<key>password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|access-token
     |auth-token|private-key|key-password|db-password|admin-password|storepass|keypass|passphrase)(?:=|\s+)
     (?:(?P<q>["'])(?P<qv>[^"'\n]+)(?P=q)|(?P<uv>[^\s"']+))"""
 )
 _MYSQL = re.compile(
-    r"""\bmysql(?:dump|admin|import|sh)?\b[^\n]*?(?<!\S)-p(?P<v>[^\s'"\-][^\s'"]{2,}|'[^']+'|"[^"]+")"""
+    rf"""{_MYSQL_WORD}{_rest_of_line(_MYSQL_WORD)}(?<!\S)-p(?P<v>[^\s'"\-][^\s'"]{{2,}}|'[^']+'|"[^"]+")"""
 )
 _CURL_USER = re.compile(r"""(?<![\w-])(?:-u|--user|--proxy-user)[ =]?(?P<q>["']?)[^\s:"']+:(?P<v>[^\s"']+)(?P=q)""")
-_REDIS_CLI = re.compile(r"""\bredis-cli\b[^\n]*?(?<!\S)(?:-a|--pass)\s+(?P<q>["']?)(?P<v>[^\s"']+)(?P=q)""")
+_REDIS_CLI = re.compile(
+    rf"""{_REDIS_WORD}{_rest_of_line(_REDIS_WORD)}(?<!\S)(?:-a|--pass)\s+(?P<q>["']?)(?P<v>[^\s"']+)(?P=q)"""
+)
 _ORACLE = re.compile(
     r"(?:jdbc:oracle:\w+:@?|\b(?:sqlplus|sqlldr|expdp|impdp)\s+(?:-\w+\s+)*)[\w.$#]+/(?P<v>[^\s/@\"']+)@"
 )
 _NETRC = re.compile(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<v>\S+)")
-_SSHPASS = re.compile(r"""\bsshpass\b[^\n]*?(?<!\S)-p\s*(?P<v>'[^']+'|"[^"]+"|[^\s'"]+)""")
+_SSHPASS = re.compile(rf"""{_SSHPASS_WORD}{_rest_of_line(_SSHPASS_WORD)}(?<!\S)-p\s*(?P<v>'[^']+'|"[^"]+"|[^\s'"]+)""")
 
 
 def find_flags(text: str) -> Iterator[Span]:

@@ -111,7 +111,8 @@ def _judge(token: str, offset: int) -> Iterator[Span]:
             return
         position = offset
         for part in parts:
-            yield from _judge(part, position)
+            if len(part) >= MIN_LENGTH - 4:  # a shorter part is never random (a path of 200k `/`: 200k parts)
+                yield from _judge(part, position)
             position += len(part) + 1
         return
     segments = re.split(r"[-_]", token)

@@ -27,16 +27,21 @@ class AllowlistEntry(models.Model):
         ]
 
     def clean(self) -> None:
-        """The admin validates like the API: a pattern must compile."""
+        """The admin validates like the API: a pattern must compile with RE2."""
         import re
 
         from django.core.exceptions import ValidationError
 
+        from apps.redaction.allowpatterns import UnsupportedPattern, compile_pattern
+
         if self.kind == AllowKind.PATTERN:
             try:
-                re.compile(self.value)
+                compile_pattern(self.value)
             except re.error as exc:
                 raise ValidationError({"value": f"not a valid regular expression: {exc}"}) from exc
+            except UnsupportedPattern as exc:
+                message = f"RE2 cannot run this pattern (no lookarounds or backreferences): {exc}"
+                raise ValidationError({"value": message}) from exc
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.value[:60]}"

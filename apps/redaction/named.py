@@ -16,12 +16,15 @@ and so are placeholders and values that look like identifiers, paths, URLs or pa
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from apps.redaction.context import _PLACEHOLDER, _STOPWORDS, _kind
+from apps.redaction.context import _PLACEHOLDER, _STOPWORDS, _kind, _rest_of_line
+from apps.redaction.entries import name_then_value, value_then_name
 from apps.redaction.spans import Span
 
 _PASSWORDISH = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode", "pin"})
@@ -72,6 +75,25 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _IDENTIFIER = re.compile(r"^(?:[a-z]+(?:[_.\-][a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[A-Za-z]+(?:\.[A-Za-z]+)+)$")
 
 
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS = frozenset("0123456789")
+_ALNUM = _LOWER | _UPPER | _DIGITS
+
+
+def _classes(value: str) -> int:
+    """How many of lowercase, uppercase, digits and other characters `value` holds (sets for ASCII)."""
+    if value.isascii():
+        seen = set(value)
+        return bool(seen & _LOWER) + bool(seen & _UPPER) + bool(seen & _DIGITS) + bool(seen - _ALNUM)
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
 def looks_random(value: str, *, minimum: int = 12) -> bool:
     """A secret-looking value: long enough, no spaces, 3 character classes (or 2 with 24+ chars),
     high entropy; never a placeholder, identifier, path, URL, template or pattern."""
@@ -79,14 +101,7 @@ def looks_random(value: str, *, minimum: int = 12) -> bool:
         return False
     if _NOT_A_SECRET_VALUE.search(value) or _IDENTIFIER.match(value) or _UUID.match(value):
         return False
-    classes = sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-            any(not c.isalnum() for c in value),
-        )
-    )
+    classes = _classes(value)
     if classes < 2 or (classes == 2 and len(value) < 24):
         return False
     return _entropy(value) >= 3.3
@@ -107,7 +122,65 @@ _ASSIGN = re.compile(
     [ \t]*(?:=>|:=|=|:)[ \t]*
     (?:(?P<q>["'`])(?P<qv>[^\n]{6,500}?)(?P=q)(?=[\s,;)}\]]|$)|(?P<uv>[^\s"'`,;]{12,500}))"""
 )
+# _ASSIGN up to its value's opening quote (or its bare value). The quoted value's end is found by
+# `_QuoteEnds`: `[^\n]{6,500}?(?P=q)(?=...)` from every opening quote scans up to 500 characters, and
+# `"value": "` repeated has one every 10 (12 s for 200k characters).
+_ASSIGN_HEAD = re.compile(
+    r"""(?x)(?<![A-Za-z0-9_.\-])["'`]?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{1,60})["'`]?
+    [ \t]*(?:=>|:=|=|:)[ \t]*
+    (?:(?P<q>["'`])|(?P<uv>[^\s"'`,;]{12,500}))"""
+)
+_CLOSING_QUOTE = re.compile(r"""["'`](?=[\s,;)}\]]|$)""")
 _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class _QuoteEnds:
+    """Where a quoted value opened at some position ends, as `(?P<qv>[^\n]{6,500}?)(?P=q)(?=[\\s,;)}\\]]|$)`
+    says: at the first same quote 6 to 500 characters on that is followed by a delimiter, with no
+    newline before it. The closing quotes and newlines are listed once per text, then bisected."""
+
+    def __init__(self, text: str) -> None:
+        self.closing: dict[str, list[int]] = {'"': [], "'": [], "`": []}
+        for m in _CLOSING_QUOTE.finditer(text):
+            self.closing[m.group()].append(m.start())
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"] if "\n" in text else []
+
+    def end(self, quote: str, start: int) -> int | None:
+        """The closing quote's position for a value starting at `start`, or None."""
+        closings = self.closing[quote]
+        index = bisect.bisect_left(closings, start + 6)
+        if index == len(closings) or closings[index] > start + 500:
+            return None
+        newline = bisect.bisect_left(self.newlines, start)
+        if newline < len(self.newlines) and self.newlines[newline] < closings[index]:
+            return None
+        return closings[index]
+
+
+@dataclass(frozen=True)
+class _Assignment:
+    name: str
+    value_start: int
+    value_end: int
+    quoted: bool
+
+
+def _assignments(text: str) -> Iterator[_Assignment]:
+    """What `_ASSIGN.finditer(text)` finds, in time linear in the text."""
+    ends: _QuoteEnds | None = None
+    position = 0
+    while (m := _ASSIGN_HEAD.search(text, position)) is not None:
+        if m.group("uv") is not None:
+            yield _Assignment(m.group("name"), m.start("uv"), m.end("uv"), quoted=False)
+            position = m.end()
+            continue
+        ends = ends or _QuoteEnds(text)
+        end = ends.end(m.group("q"), m.end())
+        if end is None:
+            position = m.start() + 1  # _ASSIGN fails here: it goes on from the next character
+            continue
+        yield _Assignment(m.group("name"), m.end(), end, quoted=True)
+        position = end + 1
 
 
 def find_named_assignments(text: str) -> Iterator[Span]:
@@ -115,73 +188,60 @@ def find_named_assignments(text: str) -> Iterator[Span]:
     `.env` lines and after `=`)."""
     if ":" not in text and "=" not in text:
         return  # no assignment operator, nothing to find
-    for m in _ASSIGN.finditer(text):
-        name = m.group("name")
-        holds = secret_name(name)
+    env_lines: dict[int, bool] = {}  # line start -> whether it is a KEY=value line
+    line_start = scanned = 0
+    for assignment in _assignments(text):
+        holds = secret_name(assignment.name)
         if holds is None:
             continue
-        quoted = m.group("qv") is not None
-        value = m.group("qv") if quoted else m.group("uv")
-        if not quoted and not _ENV_LINE.match(text, _line_start(text, m.start())):
-            continue  # bare values only on KEY=value lines: elsewhere a pair is a sentence or code
-        if looks_random(value):
-            group = "qv" if quoted else "uv"
-            yield Span(m.start(group), m.end(group), "password" if holds == "password" else _kind(name))
-
-
-def _line_start(text: str, position: int) -> int:
-    return text.rfind("\n", 0, position) + 1
-
-
-_VALUE = (
-    r"""(?:(?P<q{n}>["'])(?P<qv{n}>(?:(?!(?P=q{n}))[^\n\\]|\\.){{1,500}})(?P=q{n})|(?P<uv{n}>[^\s"'#,}}][^\n#,}}]*?))"""
-)
-_NAME_THEN_VALUE = re.compile(
-    r"""(?ix)["']?\bname["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})["']?[ \t]*,?
-    (?:[ \t]*\r?\n(?:[ \t]*\#[^\n]*\r?\n)?[ \t]*|[ \t]*)
-    ["']?\bvalue["']?[ \t]*[:=][ \t]*"""
-    + _VALUE.format(n=1)
-    + r"""[ \t]*(?=[,}\]\r\n]|$)"""
-)
-_VALUE_THEN_NAME = re.compile(
-    r"""(?ix)["']?\bvalue["']?[ \t]*[:=][ \t]*"""
-    + _VALUE.format(n=2)
-    + r"""[ \t]*,?(?:[ \t]*\r?\n[ \t]*|[ \t]*)"""
-    + r"""["']?\bname["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})"""
-)
+        start = assignment.value_start
+        if not assignment.quoted:
+            newline = text.rfind("\n", scanned, start)  # positions only grow: each character looked at once
+            line_start, scanned = (newline + 1 if newline >= 0 else line_start), start
+            if line_start not in env_lines:
+                env_lines[line_start] = _ENV_LINE.match(text, line_start) is not None
+            if not env_lines[line_start]:
+                continue  # bare values only on KEY=value lines: elsewhere a pair is a sentence or code
+        if looks_random(text[start : assignment.value_end]):
+            kind = "password" if holds == "password" else _kind(assignment.name)
+            yield Span(start, assignment.value_end, kind)
 
 
 def find_name_value_entries(text: str) -> Iterator[Span]:
     """`- name: DB_PASSWORD` then `value: ...` (also `{"name": ..., "value": ...}`, either order)."""
     if ":" not in text and "=" not in text:
         return  # both patterns need `name:`/`value=`
-    for pattern, n in ((_NAME_THEN_VALUE, 1), (_VALUE_THEN_NAME, 2)):
-        for m in pattern.finditer(text):
-            holds = secret_name(m.group("name"))
+    for scan in (name_then_value, value_then_name):
+        for entry in scan(text):
+            holds = secret_name(entry.name)
             if holds is None:
                 continue
-            group = f"qv{n}" if m.group(f"qv{n}") is not None else f"uv{n}"
-            value = m.group(group).strip()
+            raw = text[entry.value_start : entry.value_end]
+            value = raw.strip()
             ok = (
                 _password_value(value)
                 if holds == "password"
                 else looks_random(value, minimum=8)
-                or (_password_value(value) and any(p in ("secret", "token") for p in name_parts(m.group("name"))))
+                or (_password_value(value) and any(p in ("secret", "token") for p in name_parts(entry.name)))
             )
             if ok:
-                start = m.start(group)
-                kind = "password" if holds == "password" else _kind(m.group("name"))
-                yield Span(start, start + len(m.group(group).rstrip()), kind)
+                kind = "password" if holds == "password" else _kind(entry.name)
+                yield Span(entry.value_start, entry.value_start + len(raw.rstrip()), kind)
 
 
 _QUOTED_OR_BARE = r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)"""
-_LOGIN_P = re.compile(r"""(?i)\blog-?in\b[^\n]*?(?<!\S)(?:-p|--pass)(?:[ \t]+|=)""" + _QUOTED_OR_BARE)
-_SQL_P = re.compile(
-    r"""(?i)\b(?:sqlcmd|bcp|osql|isql|mongo(?:sh|dump|restore|export|import)?)\b[^\n]*?(?<!\S)-[pP][ \t]*"""
-    + _QUOTED_OR_BARE
+_LOGIN_WORD = r"\blog-?in\b"
+_SQL_WORD = r"\b(?:sqlcmd|bcp|osql|isql|mongo(?:sh|dump|restore|export|import)?)\b"
+_HTPASSWD_WORD = r"\bhtpasswd\b"
+_LOGIN_P = re.compile(
+    rf"""(?i){_LOGIN_WORD}{_rest_of_line(_LOGIN_WORD)}(?<!\S)(?:-p|--pass)(?:[ \t]+|=)""" + _QUOTED_OR_BARE
 )
+_SQL_P = re.compile(rf"""(?i){_SQL_WORD}{_rest_of_line(_SQL_WORD)}(?<!\S)-[pP][ \t]*""" + _QUOTED_OR_BARE)
+# The flags' letters and the flags between `-b` and the file are bounded: unbounded, `-bbbb...` and
+# `-x -x -x ...` backtrack in the square of their length.
 _HTPASSWD = re.compile(
-    r"""\bhtpasswd\b[^\n]*?(?<!\S)-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+""" + _QUOTED_OR_BARE
+    rf"""{_HTPASSWD_WORD}{_rest_of_line(_HTPASSWD_WORD)}(?<!\S)-[a-zA-Z]{{0,20}}b[a-zA-Z]{{0,20}}"""
+    r"""(?:[ \t]+-\w{1,40}){0,8}[ \t]+\S+[ \t]+\S+[ \t]+""" + _QUOTED_OR_BARE
 )
 
 

@@ -8,17 +8,19 @@ Redacting twice changes nothing: existing `[REDACTED:...]` markers are left as t
 
 from __future__ import annotations
 
+import bisect
 import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from apps.redaction.allowpatterns import AllowPattern, fullmatch
+from apps.redaction.allowpatterns import MATCH_BUDGET_SECONDS, AllowPattern, fullmatch, log_budget_spent
 from apps.redaction.context import CONTEXT_FINDERS
 from apps.redaction.entropy import ENTROPY_FINDERS
 from apps.redaction.named import NAMED_FINDERS
 from apps.redaction.pii import PII_FINDERS
 from apps.redaction.spans import Finder, Span
-from apps.redaction.tokens import TOKEN_DETECTORS, could_hold_token
+from apps.redaction.tokens import TOKEN_DETECTORS, could_hold_token, token_matches
 
 # The shape detectors come first, as (type, pattern, group redacted: `secret` when it has one). They
 # run in one loop in `_candidates`: a generator per detector cost more than its regex on a short query.
@@ -37,27 +39,30 @@ _MARKER = re.compile(r"\[REDACTED:[a-z_]+\]")
 
 @dataclass(frozen=True)
 class Allow:
-    """A workspace's allow-list: exact values and full-match patterns that are not secrets."""
+    """A workspace's allow-list: exact values and full-match patterns (RE2) that are not secrets.
+
+    One Allow serves one redaction: its patterns share one time budget, and once it is spent no
+    pattern allows anything more (the finding is redacted, the safe side).
+    """
 
     exact: frozenset[str] = frozenset()
     patterns: tuple[AllowPattern, ...] = ()
-    # Patterns that ran out of time once: skipped for the rest of this Allow's life (one request).
-    slow: set[int] = field(default_factory=set, compare=False, repr=False)
+    spent: list[float] = field(default_factory=lambda: [0.0], compare=False, repr=False)
 
     def allows(self, value: str) -> bool:
-        """Whether `value` is a kept false positive; a pattern that times out does not allow it."""
+        """Whether `value` is a kept false positive."""
         value = value.strip()
         if value in self.exact:
             return True
-        for index, pattern in enumerate(self.patterns):
-            if index in self.slow:
-                continue
-            matched = fullmatch(pattern, value)
-            if matched is None:
-                self.slow.add(index)
-            elif matched:
-                return True
-        return False
+        if not self.patterns or self.spent[0] > MATCH_BUDGET_SECONDS:
+            return False
+        started = time.perf_counter()
+        try:
+            return any(fullmatch(pattern, value) for pattern in self.patterns)
+        finally:
+            self.spent[0] += time.perf_counter() - started
+            if self.spent[0] > MATCH_BUDGET_SECONDS:
+                log_budget_spent(len(self.patterns))
 
 
 NO_ALLOW = Allow()
@@ -75,31 +80,55 @@ class Redaction:
         }
 
 
+# Every detector is linear in the text (tests/redaction/test_linear_time.py); the budget is the
+# backstop: a redaction still running after it stops between two detectors and refuses the text,
+# so a detector found quadratic later costs one budget, not a worker for minutes.
+MAX_TEXT = 200_000
+BUDGET_SECONDS = 10.0
+
+
+class RedactionTooCostly(Exception):
+    """The text is over MAX_TEXT, or redacting it took more than BUDGET_SECONDS: nothing is returned."""
+
+
 def find(text: str, *, allow: Allow = NO_ALLOW) -> list[Span]:
     """Merged, non-overlapping findings in `text`, in order."""
     if not text:
         return []
+    if len(text) > MAX_TEXT:
+        raise RedactionTooCostly(f"a text to redact is at most {MAX_TEXT} characters")
     markers = [m.span() for m in _MARKER.finditer(text)] if "[REDACTED:" in text else []
+    marker_ends = [end for _, end in markers]
     found: list[tuple[int, Span]] = []
-    for priority, span in _candidates(text):
-        if markers and any(span.start < end and start < span.end for start, end in markers):
-            continue
+    for priority, span in _candidates(text, deadline=time.monotonic() + BUDGET_SECONDS):
+        if markers:
+            # The first marker ending after the span starts is the only one that can overlap it first.
+            index = bisect.bisect_right(marker_ends, span.start)
+            if index < len(markers) and markers[index][0] < span.end:
+                continue
         if allow is not NO_ALLOW and allow.allows(text[span.start : span.end]):
             continue
         found.append((priority, span))
     return _merge(found)
 
 
-def _candidates(text: str) -> Iterator[tuple[int, Span]]:
+def _candidates(text: str, *, deadline: float) -> Iterator[tuple[int, Span]]:
     """Every finder's spans with its priority (its place in TOKENS, then FINDERS), unmerged."""
     for priority, (kind, pattern, group) in enumerate(TOKENS if could_hold_token(text) else ()):
-        for match in pattern.finditer(text):
+        _check(deadline)
+        for match in token_matches(pattern, text):
             start, end = match.span(group)
             if end > start:
                 yield priority, Span(start, end, kind)
     for priority, finder in enumerate(FINDERS, start=len(TOKENS)):
+        _check(deadline)
         for span in finder(text):
             yield priority, span
+
+
+def _check(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise RedactionTooCostly(f"redacting this text took over {BUDGET_SECONDS:g} s")
 
 
 def _merge(found: Iterable[tuple[int, Span]]) -> list[Span]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import regex
+import functools
+import re
+
 from django.db.models import QuerySet
 
 from apps.core import cache
 from apps.core.errors import NotFound
-from apps.redaction.allowpatterns import AllowPattern, compile_pattern
+from apps.redaction.allowpatterns import MAX_PATTERNS, AllowPattern, UnsupportedPattern, compile_pattern
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.redactor import NO_ALLOW, Allow
 from apps.workspaces.models import Workspace
@@ -39,16 +41,19 @@ def workspace_allow(workspace_id: int) -> Allow:
     if not rows:
         return NO_ALLOW
     exact = frozenset(value for kind, value in rows if kind == AllowKind.EXACT)
-    patterns = tuple(p for kind, value in rows if kind == AllowKind.PATTERN and (p := _compiled(value)) is not None)
+    written = [value for kind, value in rows if kind == AllowKind.PATTERN][:MAX_PATTERNS]
+    patterns = tuple(p for value in written if (p := _compiled(value)) is not None)
     return Allow(exact=exact, patterns=patterns)
 
 
+@functools.lru_cache(maxsize=1024)
 def _compiled(value: str) -> AllowPattern | None:
-    """The entry's regex; one written around the API (admin, shell) that does not compile allows nothing.
+    """The entry's regex; one written around the API (admin, shell) that RE2 cannot compile allows nothing.
 
-    A slow one is not caught here: every match runs with a timeout (apps/redaction/allowpatterns.py).
+    Only the first MAX_PATTERNS of a workspace are read (the API refuses more), so a redaction runs
+    at most that many, each in time linear in the value (apps/redaction/allowpatterns.py).
     """
     try:
         return compile_pattern(value)
-    except regex.error:
+    except (re.error, UnsupportedPattern):
         return None

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
-import regex
+import re
+
 from django.db import IntegrityError, transaction
 
 from apps.core import cache
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict, InvalidInput, TooLarge
 from apps.metrics.registry import REDACTION_FINDINGS
-from apps.redaction.allowpatterns import MAX_PATTERN_LENGTH, PatternTooSlow, compile_pattern, matches_everything
+from apps.redaction.allowpatterns import (
+    MAX_PATTERN_LENGTH,
+    MAX_PATTERNS,
+    UnsupportedPattern,
+    compile_pattern,
+    matches_everything,
+)
 from apps.redaction.models import AllowKind, AllowlistEntry
-from apps.redaction.redactor import Redaction, redact
+from apps.redaction.redactor import Redaction, RedactionTooCostly, redact
 from apps.redaction.selectors import allow_cache_key, workspace_allow
 from apps.workspaces.models import Workspace
+from apps.workspaces.services import workspace_lock
 
 
 def text_redact(*, workspace_id: int, text: str) -> Redaction:
-    """`text` redacted with the workspace's allow-list; call it before storing anything an agent sent."""
-    result = redact(text, allow=workspace_allow(workspace_id))
+    """`text` redacted with the workspace's allow-list; call it before storing anything an agent sent.
+
+    A text the redactor refuses (over its length, or over its time budget) is refused here with 413
+    `text_too_costly`: nothing unredacted is returned or stored.
+    """
+    try:
+        result = redact(text, allow=workspace_allow(workspace_id))
+    except RedactionTooCostly as exc:
+        raise TooLarge(f"{exc}; send a shorter text", code="text_too_costly") from exc
     for finding in result.findings:
         REDACTION_FINDINGS.labels(type=finding.type).inc()
     return result
@@ -39,6 +54,8 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
         _validate_pattern(value)
     try:
         with transaction.atomic():
+            if kind == AllowKind.PATTERN:
+                _check_pattern_count(workspace)
             entry = AllowlistEntry.objects.create(workspace=workspace, kind=kind, value=value, note=note)
     except IntegrityError as exc:
         raise Conflict("this allow-list entry exists already", code="allowlist_entry_exists") from exc
@@ -47,21 +64,35 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
 
 
 def _validate_pattern(value: str) -> None:
-    """A pattern must be short, compile, be fast on token-shaped values, and not match everything."""
+    """A pattern must be short, compile with RE2 (linear-time matching), and not match everything."""
     if len(value) > MAX_PATTERN_LENGTH:
         raise InvalidInput(f"a pattern is at most {MAX_PATTERN_LENGTH} characters", code="invalid_pattern")
     try:
         compiled = compile_pattern(value)
-    except regex.error as exc:
+    except re.error as exc:
         raise InvalidInput(f"value is not a valid regular expression: {exc}", code="invalid_pattern") from exc
-    try:
-        too_broad = matches_everything(compiled)
-    except PatternTooSlow as exc:
+    except UnsupportedPattern as exc:
         raise InvalidInput(
-            "the pattern is too slow (it backtracks too much); make it simpler", code="invalid_pattern"
+            f"patterns run on RE2, which has no lookarounds or backreferences (so matching stays linear): {exc}",
+            code="unsupported_pattern",
         ) from exc
-    if too_broad:
+    if matches_everything(compiled):
         raise InvalidInput("the pattern would allow any value; make it specific", code="invalid_pattern")
+
+
+def _check_pattern_count(workspace: Workspace) -> None:
+    """At most MAX_PATTERNS patterns per workspace: each one runs on every finding of every redaction.
+
+    The workspace row is locked so two concurrent additions cannot both pass the count.
+    """
+    workspace_lock(workspace_id=workspace.pk)
+    count = AllowlistEntry.objects.filter(workspace=workspace, kind=AllowKind.PATTERN).count()
+    if count >= MAX_PATTERNS:
+        raise InvalidInput(
+            f"a workspace keeps at most {MAX_PATTERNS} allow-list patterns; delete one first",
+            code="too_many_patterns",
+            details={"limit": MAX_PATTERNS},
+        )
 
 
 def allowlist_entry_delete(*, entry: AllowlistEntry) -> None:

@@ -7,7 +7,9 @@ truncated or hand-made examples are still caught: the prefixes alone are distinc
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Iterator
 
 Detector = tuple[str, re.Pattern[str]]
 
@@ -104,6 +106,71 @@ TOKEN_DETECTORS: tuple[Detector, ...] = (
     _d("notion_token", _L + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _R),
     _d("api_key", _L + r"[a-z]{2,10}_(?:live|prod)_[A-Za-z0-9]{16,}" + _R),
 )
+
+_PRIVATE_KEY_END = re.compile(r"-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY_BODY = re.compile(r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,\-\s]|\\n|\\r)*")
+_PUTTY_MAC = re.compile(r"Private-MAC: [0-9a-f]+")
+# Detectors whose lazy run looks for an end marker: from a start after the last marker that run
+# scans to the end of the text and fails, once per start (quadratic). They are run up to the end
+# of the last marker only, and after it as what they match when no marker follows (or not at all).
+_UP_TO_LAST_MARKER: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
+    TOKEN_DETECTORS[0][1].pattern: (_PRIVATE_KEY_END, _PRIVATE_KEY_BODY),
+    TOKEN_DETECTORS[1][1].pattern: (_PUTTY_MAC, None),
+}
+
+
+_AWS_SECRET = TOKEN_DETECTORS[5][1]
+_AWS = re.compile(r"(?i)aws")
+_SEPARATOR = re.compile(r"[:=]")
+_SPACES_QUOTE = re.compile(r"""\s*["']?""")
+_BASE64_RUN = re.compile(r"(?i)[A-Za-z0-9/+=]+")  # (?i) as the detector: the long s (U+017F) folds to s
+_AWS_REACH = 3 + 30 + 6 + 30  # `aws`, a gap, `secret`, a gap: where its separator can be
+
+
+def _aws_secret_matches(text: str) -> Iterator[re.Match[str]]:
+    """`_AWS_SECRET.finditer(text)`, tried only at an `aws` with a separator in reach that is followed
+    by exactly 40 base64 characters. Tried everywhere, its two 30-character gaps are tried against
+    each other at every `aws` (`awssk` repeated: 2 s for 200k characters)."""
+    runs: list[tuple[int, int]] | None = None
+    good: dict[int, bool] = {}  # separator position -> followed by exactly 40 base64 characters
+
+    def followed_by_a_secret(separator: int) -> bool:
+        nonlocal runs
+        if separator not in good:
+            runs = runs if runs is not None else [(m.start(), m.end()) for m in _BASE64_RUN.finditer(text)]
+            start = _SPACES_QUOTE.match(text, separator + 1).end()  # type: ignore[union-attr]
+            index = bisect.bisect_right(runs, (start, len(text) + 1)) - 1
+            good[separator] = index >= 0 and runs[index][0] <= start and runs[index][1] - start == 40
+        return good[separator]
+
+    position = 0
+    for aws in _AWS.finditer(text):
+        if aws.start() < position:
+            continue
+        reach = _SEPARATOR.finditer(text, aws.end(), aws.start() + _AWS_REACH + 1)
+        if not any(followed_by_a_secret(separator.start()) for separator in reach):
+            continue
+        match = _AWS_SECRET.match(text, aws.start())
+        if match is not None:
+            yield match
+            position = match.end()
+
+
+def token_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, in time linear in the text for the detectors with an end marker."""
+    if pattern is _AWS_SECRET:
+        yield from _aws_secret_matches(text)
+        return
+    split = _UP_TO_LAST_MARKER.get(pattern.pattern)
+    if split is None:
+        yield from pattern.finditer(text)
+        return
+    marker, after = split
+    end = max((m.end() for m in marker.finditer(text)), default=0)
+    yield from pattern.finditer(text, 0, end)
+    if after is not None:
+        yield from after.finditer(text, end)
+
 
 # Every detector above but the PEM one needs a run of 12 or more of these characters: a prefix and a
 # body of 10 or more token characters (`xapp-1-A-1-a`, the shortest, has 12), joined by `.`, `:`,

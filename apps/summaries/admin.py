@@ -12,9 +12,8 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.layers.models import LayerConfig
 from apps.summaries.config import EDITABLE, config_errors, config_update
-from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
+from apps.summaries.models import LayerConfig, ProviderHealth, Summary, SummaryUsage
 
 
 class LayerConfigAdminForm(forms.ModelForm):

@@ -12,11 +12,10 @@ from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
 from apps.core.serializers import StrictSerializer
-from apps.layers.models import Personalization
 from apps.layers.selectors import layer_get
-from apps.summaries import selectors, services
+from apps.summaries import jobs, selectors
 from apps.summaries.config import SummaryConfig, config_of, config_update
-from apps.summaries.models import Depth
+from apps.summaries.models import Depth, Personalization, SummaryJob
 from apps.workspaces.authentication import workspace_of
 
 
@@ -44,6 +43,14 @@ def _warnings(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+class JobOutput(serializers.Serializer):
+    state = serializers.ChoiceField(choices=SummaryJob.State.choices)
+    runs = serializers.IntegerField()
+    last_error = serializers.CharField(allow_blank=True)
+    requested_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
 class LayerSummariesApi(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("user", str, description="username of a member: their personalized summaries")],
@@ -53,6 +60,7 @@ class LayerSummariesApi(APIView):
                 "layer": serializers.IntegerField(),
                 "summaries": SummaryOutput(many=True),
                 "warnings": serializers.ListField(child=serializers.CharField()),
+                "job": JobOutput(allow_null=True, help_text="The latest background summarize job, if any"),
             },
         ),
     )
@@ -63,30 +71,38 @@ class LayerSummariesApi(APIView):
         user = selectors.member_get(workspace_id=workspace.pk, username=username) if username else None
         rows = selectors.layer_summaries_get(layer_id=layer.pk, user_id=user.pk if user else None)
         return Response(
-            {"layer": layer.pk, "summaries": SummaryOutput(rows, many=True).data, "warnings": _warnings(rows)}
+            {
+                "layer": layer.pk,
+                "summaries": SummaryOutput(rows, many=True).data,
+                "warnings": _warnings(rows),
+                "job": jobs.job_json(jobs.job_of(layer_id=layer.pk)),
+            }
         )
 
 
+SummarizeResult = inline_serializer(
+    "SummarizeResult",
+    {
+        "layer": serializers.IntegerField(),
+        "status": serializers.ChoiceField(choices=["generated", "skipped", "degraded", "pending"]),
+        "reason": serializers.CharField(),
+        "provider": serializers.CharField(),
+        "readers": serializers.ListField(child=serializers.CharField()),
+        "warnings": serializers.ListField(child=serializers.CharField()),
+        "summaries": SummaryOutput(many=True),
+        "job": JobOutput(allow_null=True, help_text="The background run that retries a failing LLM"),
+    },
+)
+
+
 class LayerSummarizeApi(APIView):
-    @extend_schema(
-        request=None,
-        responses=inline_serializer(
-            "SummarizeResult",
-            {
-                "layer": serializers.IntegerField(),
-                "status": serializers.ChoiceField(choices=["generated", "skipped", "degraded"]),
-                "reason": serializers.CharField(),
-                "provider": serializers.CharField(),
-                "readers": serializers.ListField(child=serializers.CharField()),
-                "warnings": serializers.ListField(child=serializers.CharField()),
-                "summaries": SummaryOutput(many=True),
-            },
-        ),
-    )
+    @extend_schema(request=None, responses={200: SummarizeResult, 202: SummarizeResult})
     def post(self, request: Request, layer_id: int) -> Response:
-        """Regenerate now, even when the source is unchanged (runs in the request: never on the hot path)."""
+        """Regenerate now, even when the source is unchanged. A failing LLM is not waited for: the answer
+        comes at once (202, `pending`, or `degraded` after one attempt) and `job` runs the retries."""
         layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
-        result = services.layer_summarize(layer=layer, force=True)
+        requested = jobs.layer_summarize_request(layer=layer)
+        result = requested.result
         rows = selectors.layer_summaries_get(layer_id=layer.pk)
         return Response(
             {
@@ -97,7 +113,9 @@ class LayerSummarizeApi(APIView):
                 "readers": result.readers,
                 "warnings": result.warnings,
                 "summaries": SummaryOutput(rows, many=True).data,
-            }
+                "job": jobs.job_json(requested.job),
+            },
+            status=202 if result.status == jobs.PENDING else 200,
         )
 
 

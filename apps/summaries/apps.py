@@ -8,6 +8,12 @@ class SummariesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.summaries import signals
+        from apps.core.signals import versioned
+        from apps.summaries import erasure, signals
+        from apps.summaries.archive import register_parts
+        from apps.summaries.models import LayerConfig, Summary
 
+        versioned(LayerConfig, Summary)
         signals.connect()
+        erasure.register()
+        register_parts()

@@ -7,6 +7,7 @@ is logged and replaced by the kind's default, so one bad row never stops the swe
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,10 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from apps.core.errors import InvalidInput
-from apps.layers.models import LAYER_CONFIG_DEFAULTS, Layer, LayerConfig, LayerKind, Personalization
+from apps.layers.models import Layer, LayerKind
+from apps.summaries.models import LAYER_CONFIG_DEFAULTS, LayerConfig, Personalization
+from apps.workspaces import audit
+from apps.workspaces.models import AuditTarget
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +52,14 @@ def _defaults(layer: Layer) -> LayerConfig:
     )
 
 
+def config_create(*, layer: Layer) -> LayerConfig:
+    """A new layer's configuration: its kind's defaults (in the transaction that creates the layer)."""
+    interval, changes, personalization = LAYER_CONFIG_DEFAULTS[layer.kind]
+    return LayerConfig.objects.create(
+        layer=layer, update_interval_seconds=interval, update_on_changes=changes, personalization=personalization
+    )
+
+
 def config_of(*, layer: Layer, stored: LayerConfig | None = None) -> SummaryConfig:
     """The effective, validated configuration of `layer` (defaults when none is stored)."""
     if stored is None:
@@ -68,6 +80,18 @@ def config_of(*, layer: Layer, stored: LayerConfig | None = None) -> SummaryConf
         last_summarized_at=row.last_summarized_at,
         **values,
     )
+
+
+def configs_of(*, layers: Iterable[Layer]) -> dict[int, SummaryConfig]:
+    """The effective configuration of each layer, by id (one query for the stored ones)."""
+    layers = list(layers)
+    stored = {row.layer_id: row for row in LayerConfig.objects.filter(layer__in=[layer.pk for layer in layers])}
+    return {layer.pk: config_of(layer=layer, stored=stored.get(layer.pk)) for layer in layers}
+
+
+def config_stored(*, layer: Layer) -> bool:
+    """Whether the layer has a configuration of its own stored (else it runs on its kind's defaults)."""
+    return LayerConfig.objects.filter(layer=layer).exists()
 
 
 def config_errors(*, layer: Layer, changes: dict[str, Any]) -> dict[str, str]:
@@ -105,7 +129,17 @@ def config_update(*, layer: Layer, changes: dict[str, Any]) -> SummaryConfig:
             f"{name} {errors[name]}", code=f"invalid_{name}", details={k: [v] for k, v in errors.items()}
         )
     row = LayerConfig.objects.filter(layer=layer).first() or _defaults(layer)
+    before = audit.fields_of(row, list(changes))
     for name, value in changes.items():
         setattr(row, name, value)
     row.save()
+    audit.record(
+        workspace_id=layer.workspace_id,
+        target_kind=AuditTarget.CONFIG,
+        action="update",
+        target_id=layer.pk,
+        target_label=layer.name,
+        old=before,
+        new=audit.fields_of(row, list(changes)),
+    )
     return config_of(layer=layer, stored=row)

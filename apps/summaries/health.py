@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import F
@@ -34,3 +34,11 @@ def failure_record(*, workspace_id: int, error: str, now: datetime) -> int:
 
 def success_record(*, workspace_id: int) -> None:
     ProviderHealth.objects.filter(workspace_id=workspace_id, consecutive_failures__gt=0).update(consecutive_failures=0)
+
+
+def failing(*, workspace_id: int, now: datetime) -> bool:
+    """Whether the workspace's LLM failed within SUMMARY_LLM_FAILING_SECONDS (and has not succeeded since)."""
+    since = now - timedelta(seconds=settings.SUMMARY_LLM_FAILING_SECONDS)
+    return ProviderHealth.objects.filter(
+        workspace_id=workspace_id, consecutive_failures__gt=0, last_failure_at__gte=since
+    ).exists()

@@ -1,13 +1,68 @@
-"""Pre-computed layer summaries at three depths (seed 000)."""
+"""Pre-computed layer summaries at three depths (seed 000), and each layer's summary configuration."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
-from apps.layers.models import Layer
+from apps.layers.models import Layer, LayerKind
 from apps.workspaces.models import Workspace
+
+
+class Personalization(models.TextChoices):
+    GENERIC = "generic", "Generic"
+    PERSONALIZED = "personalized", "Personalized"
+    HIGHLY_PERSONALIZED = "highly_personalized", "Highly personalized"
+
+
+# Seed 000 defaults per kind: (update interval seconds, update-on-changes threshold, personalization).
+LAYER_CONFIG_DEFAULTS: dict[str, tuple[int, int, str]] = {
+    LayerKind.COMPANY: (3600, 10, Personalization.GENERIC),
+    LayerKind.ORG: (3600, 10, Personalization.GENERIC),
+    LayerKind.TEAM: (3600, 5, Personalization.PERSONALIZED),
+    LayerKind.PROJECT: (1800, 3, Personalization.PERSONALIZED),
+    LayerKind.MULTI_SESSION: (900, 2, Personalization.PERSONALIZED),
+    LayerKind.SESSION: (300, 1, Personalization.HIGHLY_PERSONALIZED),
+}
+
+
+class LayerConfig(models.Model):
+    """How a layer's summaries are kept fresh; validated on every save.
+
+    Created with its layer (the answer to `layers.signals.layer_created`). Its table kept the name it
+    had while layers held the model (`layers_layerconfig`): the move was a change of owner, not of data.
+    """
+
+    layer = models.OneToOneField(Layer, on_delete=models.CASCADE, related_name="config")
+    update_interval_seconds = models.PositiveIntegerField()
+    update_on_changes = models.PositiveIntegerField()
+    personalization = models.CharField(max_length=24, choices=Personalization.choices)
+    skip_if_unchanged = models.BooleanField(default=True)
+    changes_since_summary = models.PositiveIntegerField(default=0)
+    last_summarized_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "layers_layerconfig"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if not 60 <= self.update_interval_seconds <= 7 * 24 * 3600:
+            errors["update_interval_seconds"] = "must be between 60 seconds and 7 days"
+        if not 1 <= self.update_on_changes <= 10_000:
+            errors["update_on_changes"] = "must be between 1 and 10000"
+        if self.personalization not in Personalization.values:
+            errors["personalization"] = f"must be one of {', '.join(Personalization.values)}"
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.full_clean(exclude=["layer"])
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"config of {self.layer}"
 
 
 class Depth(models.TextChoices):
@@ -65,6 +120,9 @@ class SummaryUsage(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     usd = models.FloatField(default=0.0)
+    # Held by calls in flight (their worst case) until each settles to its real usage (budget.py).
+    reserved_tokens = models.BigIntegerField(default=0)
+    reserved_usd = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["workspace", "day"], name="uniq_summary_usage_day")]
@@ -106,3 +164,27 @@ class SummaryRunCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace_id} {self.minute:%Y-%m-%d %H:%M}: {self.generated} generated, {self.failed} failed"
+
+
+class SummaryJob(models.Model):
+    """A layer's summarize run left to the background while the LLM fails (apps/summaries/jobs.py).
+
+    One row per layer: the latest job's state, so `POST .../summarize/` answers at once and the
+    caller reads how the retries went in the layer's summaries (`job`).
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    layer = models.OneToOneField(Layer, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    state = models.CharField(max_length=16, choices=State.choices)
+    runs = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True, default="")
+    requested_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.layer_id}: {self.state}"

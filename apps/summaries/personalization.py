@@ -70,7 +70,7 @@ def readers_of(*, layer: Layer, now: datetime, only_user_id: int | None = None) 
     )
     by_user: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
-        name = row["metadata"].get("user")
+        name = row["metadata"].get("user") if isinstance(row["metadata"], dict) else None  # `["user"]` has the key too
         if isinstance(name, str) and name and len(by_user.get(name, [])) < ITEMS_PER_READER:
             by_user.setdefault(name, []).append(row)
     members = get_user_model().objects.filter(

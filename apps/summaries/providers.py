@@ -9,7 +9,6 @@ provider biases sentence choice toward them and, at the larger depths, leads wit
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,10 +17,10 @@ from typing import Protocol
 from django.conf import settings
 
 from apps.core.tokenizer import count_tokens, encoding_for_model
-from apps.layers.models import Personalization
 from apps.summaries import llm
+from apps.summaries.budget import Reservation, worst_prompt_tokens
 from apps.summaries.extractive import Ranked, extractive_summary, rank, select
-from apps.summaries.models import DEPTH_TOKEN_LIMITS, Depth
+from apps.summaries.models import DEPTH_TOKEN_LIMITS, Depth, Personalization
 from apps.summaries.personalization import Reader
 from apps.summaries.sources import Source
 from apps.summaries.truncation import truncate_at_sentence
@@ -39,6 +38,7 @@ class Generated:
     provider: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    note: str = ""  # why another provider than the one asked for wrote it
 
 
 class Provider(Protocol):
@@ -114,24 +114,26 @@ def _prompt(source: Source, reader: Reader | None) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
+def _json_object(text: str) -> str | None:
+    """From the first `{` to the last `}` (what a DOTALL search for `{.*}` finds), without
+    scanning to the end from every `{` of a reply that has no `}` (quadratic in the reply)."""
+    first, last = text.find("{"), text.rfind("}")
+    return text[first : last + 1] if 0 <= first < last else None
 
 
 def _parse(text: str) -> dict[str, str]:
-    match = _JSON.search(text)
-    if not match:
+    found = _json_object(text)
+    if found is None:
         raise ValueError("the reply holds no JSON object")
-    data = json.loads(match.group(0))
+    data = json.loads(found)
     if not isinstance(data, dict) or not all(isinstance(data.get(d), str) and data[d].strip() for d in DEPTHS):
         raise ValueError("the reply lacks one of sentence/paragraph/detailed")
     return {d: data[d].strip() for d in DEPTHS}
 
 
-def llm_estimate(source: Source, reader: Reader | None) -> tuple[int, int]:
-    """(prompt tokens, most completion tokens) of the call for the budget check."""
-    encoding = _encoding()
-    prompt = sum(count_tokens(m["content"], encoding) + 4 for m in _prompt(source, reader))
-    return prompt, llm_max_tokens()
+def llm_worst_case(source: Source, reader: Reader | None) -> tuple[int, int]:
+    """(most prompt tokens, most completion tokens) of the call, what the budget holds for it."""
+    return worst_prompt_tokens(_prompt(source, reader)), llm_max_tokens()
 
 
 def llm_max_tokens() -> int:
@@ -139,14 +141,34 @@ def llm_max_tokens() -> int:
 
 
 class LlmProvider:
-    """Any OpenAI-compatible chat endpoint (SUMMARY_LLM_BASE_URL, _MODEL, _API_KEY)."""
+    """Any OpenAI-compatible chat endpoint (SUMMARY_LLM_BASE_URL, _MODEL, _API_KEY).
 
-    def __init__(self, sleep: Callable[[float], None] = time.sleep) -> None:
+    `reserve` holds an attempt's worst case against the workspace's budget (llm.chat settles it);
+    `retries=False` makes one attempt only."""
+
+    def __init__(
+        self,
+        sleep: Callable[[float], None] = time.sleep,
+        *,
+        reserve: Callable[[int, int], Reservation | None] | None = None,
+        retries: bool = True,
+    ) -> None:
         self.name = f"llm:{settings.SUMMARY_LLM_MODEL}"[:64]
         self._sleep = sleep
+        self._reserve = reserve
+        self._retries = retries
 
     def summarize(self, source: Source, *, reader: Reader | None, personalization: str) -> Generated:
-        reply = llm.chat(_prompt(source, reader), max_tokens=llm_max_tokens(), parse=_parse, sleep=self._sleep)
+        messages = _prompt(source, reader)
+        hold = self._reserve
+        reply = llm.chat(
+            messages,
+            max_tokens=llm_max_tokens(),
+            parse=_parse,
+            sleep=self._sleep,
+            retries=self._retries,
+            reserve=None if hold is None else lambda: hold(worst_prompt_tokens(messages), llm_max_tokens()),
+        )
         encoding = _encoding()
         texts = {}
         for depth in DEPTHS:

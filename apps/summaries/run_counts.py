@@ -8,7 +8,7 @@ logged and dropped (the run's own outcome, or its exception, is what the caller 
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.db import DatabaseError, connection, transaction
 
@@ -17,6 +17,7 @@ from apps.summaries.models import SummaryRunCount
 log = logging.getLogger(__name__)
 
 OUTCOMES = ("generated", "skipped", "empty", "failed")
+COLUMNS = (*OUTCOMES, "marked_stale")  # what a minute's row counts
 
 
 def minute_of(moment: datetime) -> datetime:
@@ -42,3 +43,16 @@ def run_count_add(*, workspace_id: int, at: datetime, outcome: str, marked_stale
             )
     except DatabaseError:
         log.exception("workspace %s: counting a %s summary run failed", workspace_id, outcome)
+
+
+def run_counts_binned(*, workspace_id: int, start: datetime, step: timedelta) -> list[tuple[int, ...]]:
+    """(bucket start in unix seconds, *COLUMNS summed) of the workspace's runs since `start`, in buckets
+    of `step` aligned on the epoch (one indexed query, bucketed by PostgreSQL's `date_bin`)."""
+    sums = ", ".join(f"sum({name})" for name in COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT extract(epoch FROM date_bin(%s::interval, minute, 'epoch'::timestamptz))::bigint, {sums} "
+            f"FROM {SummaryRunCount._meta.db_table} WHERE workspace_id = %s AND minute >= %s GROUP BY 1",
+            [f"{int(step.total_seconds())} seconds", workspace_id, start],
+        )
+        return [tuple(int(value or 0) for value in row) for row in cursor.fetchall()]

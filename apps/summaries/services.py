@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,14 +28,15 @@ from django.utils import timezone
 
 from apps.core import background
 from apps.core.versions import content_changed
-from apps.layers.models import KIND_RANK, Layer, LayerConfig
+from apps.layers.models import KIND_RANK, Layer
+from apps.layers.selectors import layer_has_items
 from apps.metrics.registry import SUMMARY_FALLBACKS, SUMMARY_GENERATION_TIME, SUMMARY_GENERATIONS, SUMMARY_SKIPS
 from apps.summaries import budget, caching, health
 from apps.summaries.config import SummaryConfig, config_of
-from apps.summaries.llm import LlmUnavailable
-from apps.summaries.models import DEPTH_TOKEN_LIMITS, Summary
+from apps.summaries.llm import BudgetSpent, LlmUnavailable
+from apps.summaries.models import DEPTH_TOKEN_LIMITS, LayerConfig, Summary
 from apps.summaries.personalization import Reader, readers_of
-from apps.summaries.providers import DEPTHS, ExtractiveProvider, Generated, LlmProvider, Provider, llm_estimate
+from apps.summaries.providers import DEPTHS, ExtractiveProvider, Generated, LlmProvider, Provider, llm_worst_case
 from apps.summaries.run_counts import run_count_add
 from apps.summaries.sources import Source, source_of
 from apps.summaries.triggers import trigger_reason
@@ -56,6 +58,7 @@ class SummarizeResult:
     warnings: list[str] = field(default_factory=list)
     readers: list[str] = field(default_factory=list)
     marked_stale: int = 0  # summaries this run left marked stale (after an LLM failure)
+    cleared: int = 0  # summaries deleted because the layer was emptied
 
 
 def _personal_hash(source: Source, reader: Reader) -> str:
@@ -66,20 +69,41 @@ def _unchanged(rows: list[Summary], digest: str) -> bool:
     return len(rows) == len(DEPTHS) and all(r.source_hash == digest and not r.stale for r in rows)
 
 
+BUDGET_SPENT = "daily_budget_spent: extractive provider used"
+
+
 def _pick_provider(
-    *, workspace_id: int, source: Source, reader: Reader | None, now: datetime, sleep: Callable, extractive: bool
+    *,
+    workspace_id: int,
+    source: Source,
+    reader: Reader | None,
+    now: datetime,
+    sleep: Callable,
+    extractive: bool,
+    retries: bool = True,
 ) -> tuple[Provider, str | None]:
-    """The LLM when configured and within today's budget, else the extractive provider."""
+    """The LLM when configured and today's budget has room for the call's worst case, else the
+    extractive provider. Each LLM attempt then holds its worst case until it settles (budget.py)."""
     if extractive or settings.SUMMARY_PROVIDER != "llm":
         return ExtractiveProvider(), None
-    prompt, completion = llm_estimate(source, reader)
+    prompt, completion = llm_worst_case(source, reader)
     if not budget.budget_allows(
         workspace_id=workspace_id, day=now.date(), prompt_tokens=prompt, completion_tokens=completion
     ):
-        SUMMARY_FALLBACKS.labels(kind="budget").inc()
-        log.info("workspace %s: daily summarization budget spent, using the extractive provider", workspace_id)
-        return ExtractiveProvider(), "daily_budget_spent: extractive provider used"
-    return LlmProvider(sleep=sleep), None
+        return _budget_spent(workspace_id), BUDGET_SPENT
+
+    def reserve(prompt_tokens: int, completion_tokens: int) -> budget.Reservation | None:
+        return budget.reserve(
+            workspace_id=workspace_id, day=now.date(), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+
+    return LlmProvider(sleep=sleep, reserve=reserve, retries=retries), None
+
+
+def _budget_spent(workspace_id: int) -> ExtractiveProvider:
+    SUMMARY_FALLBACKS.labels(kind="budget").inc()
+    log.info("workspace %s: daily summarization budget spent, using the extractive provider", workspace_id)
+    return ExtractiveProvider()
 
 
 def _write(*, layer: Layer, user_id: int | None, rows: dict[str, dict[str, Any]]) -> None:
@@ -186,8 +210,24 @@ def _notify_parent(layer: Layer) -> None:
     """A regenerated child counts as one change of its parent (hierarchical roll-up)."""
     if layer.parent_id is None:
         return
-    LayerConfig.objects.filter(layer_id=layer.parent_id).update(changes_since_summary=F("changes_since_summary") + 1)
-    changes_noted(layer_id=layer.parent_id)
+    changes_add(layer_id=layer.parent_id, count=1)
+
+
+def _clear(layer: Layer) -> int:
+    """Delete the summaries of an emptied layer (they describe content that is gone) and have its
+    parent summarize again now, so the removed text leaves the roll-up too. The number deleted."""
+    with transaction.atomic():
+        cleared, _ = Summary.objects.filter(layer=layer).delete()  # per-row signals refresh the cache
+        if cleared:
+            content_changed(layer.workspace_id)
+    if cleared:
+        log.info("layer %s: emptied, its %d summaries deleted; the parent summarizes again", layer.pk, cleared)
+        if layer.parent_id is not None:
+            from apps.summaries.tasks import summarize_layer_now
+
+            parent_id = layer.parent_id
+            transaction.on_commit(lambda: background.enqueue(summarize_layer_now, parent_id))
+    return cleared
 
 
 def _skip(layer: Layer, config: SummaryConfig, reason: str, why: str, now: datetime) -> SummarizeResult:
@@ -205,6 +245,7 @@ def layer_summarize(
     trigger: str = "forced",
     sleep: Callable[[float], None] = time.sleep,
     extractive: bool = False,
+    retries: bool = True,
 ) -> SummarizeResult:
     """Regenerate the layer's summaries (all depths; generic, then per reader when personalized).
 
@@ -216,7 +257,9 @@ def layer_summarize(
     """
     with _run_lock(layer.pk):
         try:
-            result = _summarize(layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive)
+            result = _summarize(
+                layer=layer, now=now, force=force, trigger=trigger, sleep=sleep, extractive=extractive, retries=retries
+            )
         except Exception:
             run_count_add(workspace_id=layer.workspace_id, at=now or timezone.now(), outcome="failed")
             raise
@@ -261,14 +304,24 @@ def _run_lock(layer_id: int) -> Iterator[None]:
 
 
 def _summarize(
-    *, layer: Layer, now: datetime | None, force: bool, trigger: str, sleep: Callable[[float], None], extractive: bool
+    *,
+    layer: Layer,
+    now: datetime | None,
+    force: bool,
+    trigger: str,
+    sleep: Callable[[float], None],
+    extractive: bool,
+    retries: bool = True,
 ) -> SummarizeResult:
     now = now or timezone.now()
     started = time.perf_counter()
     config = config_of(layer=layer)
     source = source_of(layer=layer)
     if source.empty:
-        return _skip(layer, config, "no_content", "the layer has no items and no child summaries", now)
+        cleared = _clear(layer)
+        result = _skip(layer, config, "no_content", "the layer has no items and no child summaries", now)
+        result.cleared = cleared
+        return result
     existing = list(Summary.objects.filter(layer=layer, personalized_for__isnull=True))
     readers = readers_of(layer=layer, now=now) if config.personalized else []
     personal_rows: dict[int, list[Summary]] = {}
@@ -288,7 +341,13 @@ def _summarize(
     # No transaction around this: an LLM may take its time; _write keeps each reader's rows atomic.
     if force or not generic_current or not config.skip_if_unchanged:
         provider, note = _pick_provider(
-            workspace_id=layer.workspace_id, source=source, reader=None, now=now, sleep=sleep, extractive=extractive
+            workspace_id=layer.workspace_id,
+            source=source,
+            reader=None,
+            now=now,
+            sleep=sleep,
+            extractive=extractive,
+            retries=retries,
         )
         result.warnings += [note] if note else []
         try:
@@ -301,6 +360,7 @@ def _summarize(
             return result  # counters stay: the next trigger tries again
         _store(layer=layer, generated=generated, digest=source.digest, now=now, reader=None)
         result.provider = generated.provider
+        result.warnings += [generated.note] if generated.note else []
     for reader in todo:
         provider, note = _pick_provider(
             workspace_id=layer.workspace_id,
@@ -309,6 +369,7 @@ def _summarize(
             now=now,
             sleep=sleep,
             extractive=extractive,
+            retries=retries,
         )
         try:
             generated = _generate(
@@ -346,14 +407,12 @@ def _summarize(
 def _generate(
     *, layer: Layer, provider: Provider, source: Source, reader: Reader | None, now: datetime, personalization: str = ""
 ) -> Generated:
-    generated = provider.summarize(source, reader=reader, personalization=personalization)
-    if generated.prompt_tokens or generated.completion_tokens:
-        budget.usage_record(
-            workspace_id=layer.workspace_id,
-            day=now.date(),
-            prompt_tokens=generated.prompt_tokens,
-            completion_tokens=generated.completion_tokens,
-        )
+    try:  # the LLM's usage is counted by its budget reservations (llm.chat settles each attempt)
+        generated = provider.summarize(source, reader=reader, personalization=personalization)
+    except BudgetSpent:  # another run took the room between the check and this attempt
+        extractive = _budget_spent(layer.workspace_id)
+        generated = extractive.summarize(source, reader=reader, personalization=personalization)
+        return Generated(texts=generated.texts, provider=generated.provider, note=BUDGET_SPENT)
     if isinstance(provider, LlmProvider):
         health.success_record(workspace_id=layer.workspace_id)
     return generated
@@ -368,6 +427,20 @@ def layer_summarize_if_due(
     if reason is None:
         return None
     return layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep)
+
+
+def fair_order(due: list[tuple[Layer, str]]) -> list[tuple[Layer, str]]:
+    """Deepest first (parents roll up fresh child summaries); within a depth the workspaces take turns,
+    oldest layer first in each, so one tenant's thousand due layers never hold back another's (issue 26)."""
+    turns: Counter[tuple[int, int]] = Counter()
+    keyed = []
+    for layer, reason in sorted(due, key=lambda pair: (-KIND_RANK[pair[0].kind], pair[0].pk)):
+        depth = -KIND_RANK[layer.kind]
+        turn = turns[(depth, layer.workspace_id)]
+        turns[(depth, layer.workspace_id)] += 1
+        keyed.append(((depth, turn, layer.pk), layer, reason))
+    keyed.sort(key=lambda entry: entry[0])
+    return [(layer, reason) for _, layer, reason in keyed]
 
 
 def summarize_due_layers(
@@ -395,9 +468,8 @@ def summarize_due_layers(
         reason = trigger_reason(config_of(layer=layer, stored=stored), now=now)
         if reason is not None:
             due.append((layer, reason))
-    due.sort(key=lambda pair: (-KIND_RANK[pair[0].kind], pair[0].pk))
     results = []
-    for layer, reason in due:
+    for layer, reason in fair_order(due):
         try:
             results.append(layer_summarize(layer=layer, now=now, trigger=reason, sleep=sleep, extractive=extractive))
         except Exception:
@@ -405,9 +477,25 @@ def summarize_due_layers(
     return results
 
 
+def changes_add(*, layer_id: int, count: int) -> None:
+    """Count `count` changes toward the layer's change trigger, in the writer's transaction (item writes,
+    through `layers.signals.changes_counted`; a regenerated child), then answer them (`changes_noted`)."""
+    LayerConfig.objects.filter(layer_id=layer_id).update(changes_since_summary=F("changes_since_summary") + count)
+    changes_noted(layer_id=layer_id)
+
+
 def changes_noted(*, layer_id: int) -> None:
-    """Called after item writes count changes: once the threshold is reached, summarize after commit."""
+    """Called after changes are counted: once the threshold is reached, summarize after commit;
+    a layer left with summaries but no items (its last item deleted) summarizes now, which clears them."""
     if LayerConfig.objects.filter(layer_id=layer_id, changes_since_summary__gte=F("update_on_changes")).exists():
         from apps.summaries.tasks import summarize_layer_if_due
 
         background.enqueue(summarize_layer_if_due, layer_id)
+    elif (
+        not layer_has_items(layer_id=layer_id)
+        and Summary.objects.filter(layer_id=layer_id).exists()
+        and not Summary.objects.filter(layer__parent_id=layer_id).exists()
+    ):
+        from apps.summaries.tasks import summarize_layer_now
+
+        background.enqueue(summarize_layer_now, layer_id)

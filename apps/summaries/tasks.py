@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from apps.layers.models import Layer
+from apps.layers.selectors import layer_find
 from apps.summaries import services
 
 
 @shared_task
 def summarize_layer_if_due(layer_id: int) -> str:
     """Change trigger (dispatched after the commit of item writes): summarize if still due."""
-    layer = Layer.objects.filter(pk=layer_id).first()
+    layer = layer_find(layer_id=layer_id)
     if layer is None:
         return "gone"
     result = services.layer_summarize_if_due(layer=layer)
@@ -19,6 +19,23 @@ def summarize_layer_if_due(layer_id: int) -> str:
 
 
 @shared_task
+def summarize_layer_now(layer_id: int) -> str:
+    """Summarize now whatever the triggers say (an emptied child's summaries were just cleared)."""
+    layer = layer_find(layer_id=layer_id)
+    if layer is None:
+        return "gone"
+    return services.layer_summarize(layer=layer, force=True, trigger="child_emptied").status
+
+
+@shared_task
 def summarize_due_layers(workspace_id: int | None) -> int:
     """Time trigger (Celery beat, every minute): every layer whose interval or change count is due."""
     return len(services.summarize_due_layers(workspace_id=workspace_id))
+
+
+@shared_task
+def summarize_layer_job(layer_id: int) -> str:
+    """A summarize request's background run while the LLM fails (apps/summaries/jobs.py)."""
+    from apps.summaries.jobs import layer_summarize_job
+
+    return layer_summarize_job(layer_id=layer_id)

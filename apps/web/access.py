@@ -21,18 +21,31 @@ from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
+from apps.core.replicas import replica_reads
 from apps.web.workspace_choice import WorkspaceAccess, may_create_workspace, workspace_access
+from apps.workspaces.audit import acting_as, user_actor
 from apps.workspaces.models import Role
 
 P = ParamSpec("P")
 AccessView = Callable[Concatenate[HttpRequest, WorkspaceAccess, P], HttpResponseBase]
 View = Callable[Concatenate[HttpRequest, P], HttpResponseBase]
 
-ROLE_NAMES = {Role.VIEWER: "viewers", Role.OPERATOR: "operators", Role.ADMIN: "workspace admins"}
+ROLE_NAMES = {
+    Role.VIEWER: "viewers",
+    Role.OPERATOR: "operators",
+    Role.DEVELOPER: "developers",
+    Role.ADMIN: "workspace admins",
+}
 
 
-def workspace_view(needed: str = Role.VIEWER) -> Callable[[AccessView[P]], View[P]]:
-    """Wrap a page or action: login, current workspace, `needed` role; passes the access along."""
+def workspace_view(needed: str = Role.VIEWER, *, replica: bool = False) -> Callable[[AccessView[P]], View[P]]:
+    """Wrap a page or action: login, current workspace, `needed` role; passes the access along.
+
+    `replica`: a GET reads from a streaming replica that holds the workspace's current content
+    version (apps/core/replicas.py), else from the primary. Only for pages whose reads the content
+    version covers (items, layers, summaries, profiles, patterns) or that tolerate a replica's lag
+    (the dashboard's figures): not for keys, members or invitations, which it does not cover.
+    """
 
     def decorate(view: AccessView[P]) -> View[P]:
         @wraps(view)
@@ -43,7 +56,11 @@ def workspace_view(needed: str = Role.VIEWER) -> Callable[[AccessView[P]], View[
                 return render(request, "web/no_workspace.html")
             if not access.allows(needed):
                 raise PermissionDenied(f"Only {ROLE_NAMES[Role(needed)]} of {access.current.name} may do this.")
-            return view(request, access, *args, **kwargs)
+            with acting_as(user_actor(user_id=request.user.pk, username=request.user.get_username())):
+                if replica and request.method in ("GET", "HEAD"):
+                    with replica_reads(workspace_id=access.current.pk):
+                        return view(request, access, *args, **kwargs)
+                return view(request, access, *args, **kwargs)
 
         return login_required(wrapped)
 
@@ -65,6 +82,6 @@ def layout_context(request: HttpRequest) -> dict[str, Any]:
         "access": access,
         "workspace": access.current,
         "workspaces": access.available,
-        "nav": nav_entries(request),
+        "nav": nav_entries(request, access),
         "may_create_workspace": may_create_workspace(user),
     }

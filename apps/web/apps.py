@@ -8,3 +8,8 @@ from django.apps import AppConfig
 class WebConfig(AppConfig):
     name = "apps.web"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from apps.web import trace_notes
+
+        trace_notes.register()  # an erasure rewrites the notes that hold its text

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 
+from apps.web.workspace_choice import WorkspaceAccess
+
 
 @dataclass(frozen=True)
 class NavEntry:
@@ -15,25 +17,34 @@ class NavEntry:
     current: bool
 
 
-# (label, URL name, URL names that mark it current, staff only)
+# (label, URL name, URL names that mark it current, for developers and admins only)
 AREAS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("Dashboard", "web:dashboard", ("dashboard",), False),
     ("Layers", "web:layers", ("layers", "layer"), False),
     ("Profiles", "web:profiles", ("profiles", "profile"), False),
     ("Preview", "web:preview", ("preview",), False),
     ("Sessions", "web:sessions", ("sessions", "session"), False),
+    (
+        "Experiments",
+        "web:experiments",
+        ("experiments", "experiment-set", "experiment-run", "experiment-set-upload", "experiment-run-start"),
+        False,
+    ),
     ("Console", "console:records", ("records", "trace", "replay", "state", "state-layer"), True),
     ("Patterns", "web:patterns", ("patterns", "pattern"), False),
+    ("Templates", "web:templates", ("templates", "template", "template-new"), False),
+    ("Strategies", "web:strategies", ("strategies", "strategy"), False),
+    ("Redaction", "web:redaction", ("redaction",), False),
 )
 
 
-def nav_entries(request: HttpRequest) -> list[NavEntry]:
-    """The entries this user sees, the current area marked."""
+def nav_entries(request: HttpRequest, access: WorkspaceAccess) -> list[NavEntry]:
+    """The entries this user sees in the current workspace, the current area marked."""
     match = request.resolver_match
     current = (match.namespace, match.url_name) if match else ("", "")
     entries = []
-    for label, name, names, staff_only in AREAS:
-        if staff_only and not request.user.is_staff:
+    for label, name, names, developers_only in AREAS:
+        if developers_only and not access.can_develop:
             continue
         try:
             url = reverse(name)

@@ -1,5 +1,9 @@
 """The geometry of a session's timeline, drawn as server-rendered SVG: one stacked bar of tokens by kind
-per assembly (with its budget), a zone strip under the bars, and the latency as a line below.
+per assembly of the window (with its budget), a zone strip under the bars, the latency as a line
+below; and an overview strip of every turn's tokens with the window marked, for sessions longer than it.
+
+The window is scaled into WIDTH user units (bars get thinner as the window widens, up to MAX_TURNS),
+so the chart fits the page at any length and the CSS scales it to the column.
 
 Pure arithmetic over a Trajectory; the template only places what this computes.
 """
@@ -10,8 +14,10 @@ from dataclasses import dataclass
 
 from apps.web.selectors.trajectory import Trajectory
 
-BAR, GAP, LEFT = 18, 8, 48  # bar width, space between bars, room for the axis labels
-TOKENS_HEIGHT, ZONE_HEIGHT, LATENCY_HEIGHT, TOP = 160, 8, 60, 12
+BAR, GAP, LEFT = 18, 8, 48  # widest bar, space between bars, room for the axis labels
+WIDTH = 1000  # user units across; a window of many turns gets thinner bars, never a wider drawing
+TOKENS_HEIGHT, ZONE_HEIGHT, LATENCY_HEIGHT, TOP = 120, 8, 40, 12
+OVERVIEW_HEIGHT = 36
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,7 @@ class Piece:
 class Bar:
     index: int
     trace_id: str
-    x: int
+    x: float
     pieces: list[Piece]
     budget_y: float
     zone: str
@@ -45,7 +51,11 @@ class Timeline:
     latency_path: str
     max_tokens: int
     max_elapsed_ms: float
-    bar_width: int = BAR
+    bar_width: float = BAR
+    overview_path: str = ""  # one vertical stroke per turn of the whole session, tokens used
+    window_x: float = 0  # the window's place on the overview
+    window_width: float = 0
+    overview_height: int = OVERVIEW_HEIGHT
 
     @property
     def tokens_bottom(self) -> int:
@@ -61,10 +71,13 @@ def timeline(trajectory: Trajectory) -> Timeline:
     top_ms = trajectory.max_elapsed_ms
     zone_y = TOP + TOKENS_HEIGHT + 4
     latency_top = zone_y + ZONE_HEIGHT + 16
+    count = len(trajectory.turns)
+    step = min(float(BAR + GAP), (WIDTH - LEFT - GAP) / max(count, 1))
+    bar = round(step * BAR / (BAR + GAP), 2)
     bars: list[Bar] = []
     points: list[str] = []
     for position, turn in enumerate(trajectory.turns):
-        x = LEFT + position * (BAR + GAP)
+        x = round(LEFT + position * step, 2)
         bottom = float(TOP + TOKENS_HEIGHT)
         pieces = []
         for kind in trajectory.kinds:
@@ -75,7 +88,7 @@ def timeline(trajectory: Trajectory) -> Timeline:
             bottom -= height
             pieces.append(Piece(kind=kind, tokens=tokens, y=round(bottom, 2), height=round(height, 2)))
         latency_y = round(latency_top + LATENCY_HEIGHT * (1 - turn.elapsed_ms / top_ms), 2)
-        points.append(f"{x + BAR / 2},{latency_y}")
+        points.append(f"{round(x + bar / 2, 2)},{latency_y}")
         split = ", ".join(f"{tokens} {kind}" for kind, tokens in turn.tokens_by_kind.items())
         bars.append(
             Bar(
@@ -94,14 +107,34 @@ def timeline(trajectory: Trajectory) -> Timeline:
                 ),
             )
         )
-    count = len(trajectory.turns)
+    overview_path, window_x, window_width = _overview(trajectory)
     return Timeline(
         bars=bars,
-        width=LEFT + max(count, 1) * (BAR + GAP) + GAP,
+        width=WIDTH,
         height=latency_top + LATENCY_HEIGHT + 8,
         zone_y=zone_y,
         latency_top=latency_top,
         latency_path=("M" + " L".join(points)) if points else "",
         max_tokens=top_tokens,
         max_elapsed_ms=round(top_ms, 1),
+        bar_width=bar,
+        overview_path=overview_path,
+        window_x=window_x,
+        window_width=window_width,
     )
+
+
+def _overview(trajectory: Trajectory) -> tuple[str, float, float]:
+    """Every turn's tokens as one path of vertical strokes across WIDTH, and where the window lies;
+    nothing when the window already shows every turn."""
+    total = len(trajectory.overview)
+    if total <= len(trajectory.turns):
+        return "", 0, 0
+    step = (WIDTH - LEFT) / total
+    top = max([max(used, budget) for used, budget in trajectory.overview] + [1])
+    strokes = []
+    for position, (used, _budget) in enumerate(trajectory.overview):
+        x = round(LEFT + (position + 0.5) * step, 1)
+        height = round((OVERVIEW_HEIGHT - 4) * used / top, 1)
+        strokes.append(f"M{x},{OVERVIEW_HEIGHT - 2}v-{max(height, 1)}")
+    return "".join(strokes), round(LEFT + trajectory.start * step, 1), round(len(trajectory.turns) * step, 1)

@@ -11,23 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, OuterRef, Subquery
 from django.http import HttpRequest
 
 from apps.web.models import WorkspacePreference
-from apps.workspaces.models import Membership, Role, Workspace
+from apps.workspaces.models import ROLE_ORDER, Role, Workspace, role_allows
+from apps.workspaces.selectors import workspaces_with_roles
 
 SESSION_KEY = "workspace_slug"
-
-# A role allows everything the roles before it allow.
-ROLE_ORDER: tuple[str, ...] = (Role.VIEWER, Role.OPERATOR, Role.ADMIN)
-
-
-def role_allows(*, role: str | None, needed: str) -> bool:
-    """True when `role` is `needed` or above it (viewer < operator < admin)."""
-    if role is None:
-        return False
-    return ROLE_ORDER.index(role) >= ROLE_ORDER.index(needed)
 
 
 @dataclass(frozen=True)
@@ -47,8 +37,13 @@ class WorkspaceAccess:
         return self.allows(Role.OPERATOR)
 
     @property
+    def can_develop(self) -> bool:
+        """Developers and admins also open the developer console and traces of this workspace."""
+        return self.allows(Role.DEVELOPER)
+
+    @property
     def can_admin(self) -> bool:
-        """Workspace admins also manage API keys and members."""
+        """Workspace admins also manage API keys, members and invitations."""
         return self.allows(Role.ADMIN)
 
 
@@ -57,24 +52,10 @@ def may_create_workspace(user: AbstractBaseUser | AnonymousUser) -> bool:
     return bool(user.is_authenticated and (getattr(user, "is_staff", False) or getattr(user, "is_superuser", False)))
 
 
-def _workspaces_with_roles(user: AbstractBaseUser | AnonymousUser) -> list[Workspace]:
-    """The workspaces the user may open, by slug, each with `member_role` (None: not a member). One query."""
-    if user.pk is None:
-        return []
-    if getattr(user, "is_superuser", False):
-        role = Membership.objects.filter(workspace=OuterRef("pk"), user_id=user.pk).values("role")[:1]
-        return list(Workspace.objects.annotate(member_role=Subquery(role)).order_by("slug"))
-    return list(
-        Workspace.objects.filter(memberships__user_id=user.pk)
-        .annotate(member_role=F("memberships__role"))
-        .order_by("slug")
-    )
-
-
 def workspace_access(request: HttpRequest) -> WorkspaceAccess:
     """The request's workspace and role (one query; two on a session's first page), kept in the session."""
     user = request.user
-    available = _workspaces_with_roles(user)
+    available = workspaces_with_roles(user=user)
     if not available:
         return WorkspaceAccess(current=None, role=None, available=[])
     by_slug = {workspace.slug: workspace for workspace in available}

@@ -7,7 +7,8 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
-from apps.workspaces.models import ApiKey, Membership, Workspace
+from apps.workspaces.invitations import invitation_revoke
+from apps.workspaces.models import ApiKey, Invitation, Membership, Workspace
 from apps.workspaces.services import api_key_create, api_key_revoke, workspace_create
 
 
@@ -29,7 +30,8 @@ class WorkspaceAdmin(admin.ModelAdmin):
     inlines = [MembershipInline]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Workspace | None = None) -> list[str]:
-        return ["slug", "created_at"] if obj else ["created_at"]
+        # The TTLs by layer kind are validated by the settings API (the layer kinds are layers' own).
+        return ["slug", "created_at", "layer_kind_ttl_days"] if obj else ["created_at", "layer_kind_ttl_days"]
 
     def save_model(self, request: HttpRequest, obj: Workspace, form: ModelForm, change: bool) -> None:
         if change:
@@ -91,3 +93,38 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for api_key in queryset:
             api_key_revoke(api_key=api_key)
         messages.success(request, f"Revoked {queryset.count()} key(s).")
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Invitations are made in the pages or the API (their link is shown once there); here they are read
+    and revoked. The token's hash is never shown."""
+
+    list_display = ["workspace", "role", "note", "state", "created_by", "created_at", "expires_at", "accepted_by"]
+    list_filter = ["workspace", "role"]
+    list_select_related = ["workspace", "created_by", "accepted_by"]
+    exclude = ["token_hash"]
+    readonly_fields = [
+        "workspace",
+        "role",
+        "note",
+        "created_by",
+        "created_by_key",
+        "created_at",
+        "expires_at",
+        "accepted_at",
+        "accepted_by",
+        "revoked_at",
+    ]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Revoke selected invitations")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[Invitation]) -> None:
+        revoked = 0
+        for invitation in queryset.filter(accepted_at__isnull=True):
+            invitation_revoke(invitation=invitation)
+            revoked += 1
+        messages.success(request, f"Revoked {revoked} invitation(s); accepted ones stay as they are.")

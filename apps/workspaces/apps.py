@@ -8,11 +8,15 @@ class WorkspacesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from apps.workspaces.archive import register_parts
+
+        register_parts()
         from django.db.models.signals import post_delete, post_save
 
-        from apps.workspaces import schema  # noqa: F401 - registers the OpenAPI auth extension
+        from apps.workspaces import erasure, schema  # noqa: F401 - schema registers the OpenAPI auth extension
         from apps.workspaces.models import ApiKey
 
+        erasure.register()
         post_save.connect(_key_changed, sender=ApiKey, dispatch_uid="api-key-cache-save")
         post_delete.connect(_key_changed, sender=ApiKey, dispatch_uid="api-key-cache-delete")
 

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 
 from apps.core.errors import TooManyRequests
 from apps.core.ratelimit import rate_blocked, rate_hit, request_address
+from apps.workspaces.audit import actor_set, key_actor
 from apps.workspaces.models import ApiKey, Workspace
 from apps.workspaces.selectors import api_key_get_active
 from apps.workspaces.services import api_key_touch
@@ -90,7 +91,9 @@ class ApiKeyAuthentication(BaseAuthentication):
         client = authenticate_secret(secret, address=request_address(request))
         if client is None:
             raise AuthenticationFailed("Invalid or revoked API key.")
-        return client, client.api_key
+        key = client.api_key
+        actor_set(key_actor(key_id=key.pk, name=key.name, prefix=key.prefix))  # the audit trail's "who"
+        return client, key
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

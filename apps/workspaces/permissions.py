@@ -20,8 +20,9 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
     from rest_framework.views import APIView
 
 
-def required_scope_of(*, view: APIView, method: str) -> str:
-    """The scope a request needs: the view's `required_scope`, else read for safe methods, else write."""
+def required_scope_of(*, view: APIView | type[APIView] | None, method: str) -> str:
+    """The scope a request needs: the view's (or view class's) `required_scope`, else read for safe
+    methods, else write."""
     named: str | None = getattr(view, "required_scope", None)
     if named is not None:
         return str(Scope(named).value)

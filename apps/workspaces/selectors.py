@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import F, OuterRef, QuerySet, Subquery
+from django.utils import timezone
 
 from apps.workspaces import key_cache
 from apps.workspaces.keys import hash_secret
-from apps.workspaces.models import ApiKey, Membership, Workspace
+from apps.workspaces.models import ApiKey, Invitation, Membership, Workspace
 from apps.workspaces.signals import status_read
 
 
@@ -23,6 +25,10 @@ def api_key_get_active(*, secret: str) -> ApiKey | None:
     return key
 
 
+def workspace_get_by_slug(*, slug: str) -> Workspace | None:
+    return Workspace.objects.filter(slug=slug).first()
+
+
 def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> list[Workspace]:
     """Workspaces the user is a member of (all of them for superusers)."""
     if getattr(user, "is_superuser", False):
@@ -32,8 +38,43 @@ def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> list[Works
     return list(Workspace.objects.filter(memberships__user_id=user.pk).order_by("slug"))
 
 
+def workspaces_with_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[Workspace]:
+    """The workspaces the user may open, by slug, each with `member_role` (None: not a member; a
+    superuser opens every workspace). One query."""
+    if user.pk is None:
+        return []
+    if getattr(user, "is_superuser", False):
+        role = Membership.objects.filter(workspace=OuterRef("pk"), user_id=user.pk).values("role")[:1]
+        return list(Workspace.objects.annotate(member_role=Subquery(role)).order_by("slug"))
+    return list(
+        Workspace.objects.filter(memberships__user_id=user.pk)
+        .annotate(member_role=F("memberships__role"))
+        .order_by("slug")
+    )
+
+
 def membership_get(*, workspace: Workspace, user: AbstractBaseUser) -> Membership | None:
     return Membership.objects.filter(workspace=workspace, user_id=user.pk).first()
+
+
+def memberships_list(*, workspace: Workspace) -> QuerySet[Membership]:
+    """The workspace's members with their users, by username."""
+    return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
+
+
+def membership_get_by_id(*, workspace: Workspace, membership_id: int) -> Membership | None:
+    """One membership of the workspace, with its user (None: none such in this workspace)."""
+    return Membership.objects.filter(workspace=workspace, pk=membership_id).select_related("user").first()
+
+
+def api_keys_list(*, workspace: Workspace) -> QuerySet[ApiKey]:
+    """The workspace's API keys, revoked ones included, newest first."""
+    return ApiKey.objects.filter(workspace=workspace).order_by("-created_at")
+
+
+def api_key_get(*, workspace: Workspace, key_id: int) -> ApiKey | None:
+    """One API key of the workspace (None: none such in this workspace)."""
+    return ApiKey.objects.filter(workspace=workspace, pk=key_id).first()
 
 
 def workspace_status(*, workspace: Workspace) -> dict[str, Any]:
@@ -42,3 +83,39 @@ def workspace_status(*, workspace: Workspace) -> dict[str, Any]:
     for _receiver, part in status_read.send(sender=Workspace, workspace=workspace):
         status.update(cast(dict[str, Any], part))
     return status
+
+
+def invitation_valid(*, token: str) -> Invitation | None:
+    """The pending invitation (not used, revoked or expired) this token opens, with its workspace, or None."""
+    if not token:
+        return None
+    return (
+        Invitation.objects.select_related("workspace", "created_by")
+        .filter(token_hash=hash_secret(token), accepted_at__isnull=True, revoked_at__isnull=True)
+        .filter(expires_at__gt=timezone.now())
+        .first()
+    )
+
+
+def invitation_get(*, workspace: Workspace, invitation_id: int) -> Invitation | None:
+    """One invitation of the workspace (None: none such in this workspace)."""
+    return Invitation.objects.filter(workspace=workspace, pk=invitation_id).first()
+
+
+def invitations_list(*, workspace: Workspace, pending_only: bool = False) -> QuerySet[Invitation]:
+    """The workspace's invitations, newest first (`pending_only`: those that can still be accepted)."""
+    rows = Invitation.objects.filter(workspace=workspace).select_related("created_by", "accepted_by", "created_by_key")
+    if pending_only:
+        rows = rows.filter(accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now())
+    return rows.order_by("-created_at", "-id")
+
+
+def workspaces_retention() -> list[tuple[int, int]]:
+    """(workspace id, records_retention_days) of every workspace, for the retention sweep."""
+    return list(Workspace.objects.order_by("id").values_list("id", "records_retention_days"))
+
+
+def member_ids_by_username(*, workspace_id: int) -> dict[str, int]:
+    """The user id of each member of the workspace, by username (one query)."""
+    rows = Membership.objects.filter(workspace_id=workspace_id).values_list("user__username", "user_id")
+    return dict(rows)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -10,8 +12,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.errors import Conflict, DomainError, InvalidInput
+from apps.workspaces import audit
 from apps.workspaces.keys import generate_secret, hash_secret
-from apps.workspaces.models import ApiKey, Membership, Role, Scope, Workspace, default_scopes
+from apps.workspaces.models import ApiKey, AuditTarget, Membership, Role, Scope, Workspace, default_scopes
 from apps.workspaces.signals import workspace_created
 
 
@@ -33,6 +36,14 @@ def api_key_create(*, workspace: Workspace, name: str, scopes: list[str] | None 
     key = ApiKey.objects.create(
         workspace=workspace, name=name, prefix=secret[:10], key_hash=hash_secret(secret), scopes=scopes
     )
+    audit.record(
+        workspace_id=workspace.pk,
+        target_kind=AuditTarget.KEY,
+        action="create",
+        target_id=key.pk,
+        target_label=f"{name} ({key.prefix}…)",
+        new={"name": name, "prefix": key.prefix, "scopes": scopes},
+    )
     return CreatedKey(api_key=key, secret=secret)
 
 
@@ -49,6 +60,15 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
+        audit.record(
+            workspace_id=api_key.workspace_id,
+            target_kind=AuditTarget.KEY,
+            action="revoke",
+            target_id=api_key.pk,
+            target_label=f"{api_key.name} ({api_key.prefix}…)",
+            old={"revoked_at": None},
+            new={"revoked_at": api_key.revoked_at},
+        )
     return api_key
 
 
@@ -126,6 +146,15 @@ def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -
     if current is not None and role != Role.ADMIN:
         _keep_an_admin(workspace=workspace, leaving=current)
     membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
+    audit.record(
+        workspace_id=workspace.pk,
+        target_kind=AuditTarget.MEMBER,
+        action="create" if current is None else "update",
+        target_id=user.pk,
+        target_label=user.get_username(),
+        old=None if current is None else {"role": current.role},
+        new={"role": role},
+    )
     return membership
 
 
@@ -133,4 +162,63 @@ def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -
 def membership_remove(*, membership: Membership) -> None:
     """Remove a member; the last admin cannot be removed (`last_admin`)."""
     _keep_an_admin(workspace=membership.workspace, leaving=membership)
+    audit.record(
+        workspace_id=membership.workspace_id,
+        target_kind=AuditTarget.MEMBER,
+        action="delete",
+        target_id=membership.user_id,
+        target_label=membership.user.get_username(),
+        old={"role": membership.role},
+    )
     membership.delete()
+
+
+class Keep(enum.Enum):
+    """A setting left as it is (where None is itself a value: "forever")."""
+
+    KEEP = "keep"
+
+
+def workspace_settings_update(
+    *,
+    workspace: Workspace,
+    name: str | None = None,
+    records_retention_days: int | None = None,
+    messages_retention_days: int | None | Keep = Keep.KEEP,
+    layer_kind_ttl_days: Mapping[str, int] | None = None,
+) -> Workspace:
+    """Change a workspace's name or retention (the next hourly sweeps apply a shorter one).
+    `layer_kind_ttl_days` replaces the whole map ({} clears it); its kinds are checked by the caller."""
+    changed: list[str] = []
+    audited = ["name", "records_retention_days", "messages_retention_days", "layer_kind_ttl_days"]
+    before = audit.fields_of(workspace, audited)
+    if name is not None:
+        workspace.name = name
+        changed.append("name")
+    if records_retention_days is not None:
+        workspace.records_retention_days = records_retention_days
+        changed.append("records_retention_days")
+    if messages_retention_days is not Keep.KEEP:
+        workspace.messages_retention_days = messages_retention_days
+        changed.append("messages_retention_days")
+    if layer_kind_ttl_days is not None:
+        workspace.layer_kind_ttl_days = dict(layer_kind_ttl_days)
+        changed.append("layer_kind_ttl_days")
+    if changed:
+        workspace.save(update_fields=changed)
+        audit.record(
+            workspace_id=workspace.pk,
+            target_kind=AuditTarget.WORKSPACE,
+            action="update",
+            target_id=workspace.pk,
+            target_label=workspace.slug,
+            old=before,
+            new=audit.fields_of(workspace, audited),
+        )
+    return workspace
+
+
+def workspace_lock(*, workspace_id: int) -> None:
+    """Lock the workspace's row until the transaction ends: a per-workspace count checked before an
+    insert (a cap) cannot then be passed by two concurrent requests."""
+    Workspace.objects.select_for_update().filter(pk=workspace_id).first()

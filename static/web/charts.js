@@ -10,6 +10,14 @@
     return function (u, v) { return v == null ? "—" : (Math.round(v * 100) / 100) + (unit ? " " + unit : ""); };
   }
 
+  function isolated(values) {
+    for (var i = 0; i < values.length; i++) {
+      if (values[i] == null) continue;
+      if ((i === 0 || values[i - 1] == null) && (i === values.length - 1 || values[i + 1] == null)) return true;
+    }
+    return false;
+  }
+
   function build(el) {
     var source = document.getElementById(el.dataset.chart);
     if (!source || el.dataset.drawn) return;
@@ -36,7 +44,8 @@
         stroke: color,
         width: bars ? 0 : 1.5,
         fill: s.stacked || bars ? color + (bars ? "cc" : "55") : undefined,
-        points: { show: false },
+        // A value with no neighbour draws no line: show the points of such a series (one bucket of data).
+        points: isolated(s.values) ? { show: true, size: 7 } : { show: false },
         paths: bars ? uPlot.paths.bars({ size: [0.6, 60] }) : undefined,
         value: function (u, v, si, idx) { return idx == null ? "—" : fmt(data.unit)(u, raw[si - 1][idx]); },
       });
@@ -65,6 +74,7 @@
       raw = order.slice().reverse().map(function (i) { return raw[i - 1]; });
     }
     var chart = new uPlot(options, [data.x].concat(columns), el);
+    if (!bars && data.series.some(function (s) { return isolated(s.values); })) el.dataset.points = "1";
     if (window.ResizeObserver) {
       new ResizeObserver(function () { chart.setSize({ width: Math.max(240, el.clientWidth), height: HEIGHT }); }).observe(el);
     }

@@ -1,6 +1,10 @@
 /* The preview page's behaviour (no inline scripts: the CSP forbids them).
  * - progress and cancel for the htmx request that assembles (the server sees its client leave and
- *   stops at its next stage, recording nothing);
+ *   stops at its next stage, recording nothing). htmx fires `htmx:abort` on the form at every submit
+ *   (hx-sync="this:replace" aborts whatever ran before), so only the Cancel button says "Cancelled";
+ * - a what-if row's budget goes into the form (Stream and the next Assemble use it) as its link
+ *   swaps the result and the address;
+ * - Ctrl+Enter (or Cmd+Enter) in the form assembles;
  * - copy the assembled context to the clipboard;
  * - streaming mode: the same request to /preview/stream/ read as Server-Sent Events, chunk by chunk;
  *   Cancel aborts the fetch, and the server stops assembling at its next stage (nothing is recorded).
@@ -40,15 +44,25 @@
   function previewForm() { return $("#preview-form"); }
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.target === previewForm()) startProgress("Assembling…");
+    if (event.target === previewForm()) {
+      say("");
+      startProgress("Assembling…");
+    }
   });
   ["htmx:afterRequest", "htmx:abort", "htmx:sendError", "htmx:timeout"].forEach(function (name) {
     document.addEventListener(name, function (event) {
       if (event.target === previewForm()) stopProgress();
     });
   });
-  document.addEventListener("htmx:abort", function (event) {
-    if (event.target === previewForm()) say("Cancelled: the server stops assembling at its next stage and records nothing.");
+
+  document.addEventListener("keydown", function (event) {
+    var form = previewForm();
+    var target = event.target instanceof Element ? event.target : null;
+    if (!form || !target || !form.contains(target)) return;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
   });
 
   document.addEventListener("click", function (event) {
@@ -57,7 +71,11 @@
 
     if (target.closest("#preview-cancel")) {
       event.preventDefault();
-      if (window.htmx && previewForm()) window.htmx.trigger(previewForm(), "htmx:abort");
+      var busy = $("#preview-busy");
+      if (window.htmx && previewForm() && busy && !busy.hidden && !streamAbort) {
+        window.htmx.trigger(previewForm(), "htmx:abort");
+        say("Cancelled: the server stops assembling at its next stage and records nothing.");
+      }
       if (streamAbort) {
         streamAbort.abort();
         streamAbort = null;
@@ -66,6 +84,13 @@
       }
       stopProgress();
       return;
+    }
+
+    var whatIf = target.closest("#what-if a[data-budget]");
+    if (whatIf) {
+      var budget = $("#preview-form [name=token_budget]");
+      if (budget) budget.value = whatIf.getAttribute("data-budget");
+      return;  // htmx follows the link: the result and the address switch to that budget
     }
 
     var copy = target.closest("[data-copy]");

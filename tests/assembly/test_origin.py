@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from django.utils import timezone
 
-from apps.assembly.engine.candidates import ORIGINS, community_candidate, item_candidate, search_origin
+from apps.engine.candidates import ORIGINS, community_candidate, item_candidate, search_origin
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Relationship
 from apps.summaries.models import Summary

@@ -34,7 +34,7 @@ def load(tenant: Tenant) -> None:
 def test_it_returns_a_frozen_result_whose_json_matches_the_declared_fields(tenant: Tenant) -> None:
     load(tenant)
     result = context_assemble(
-        workspace=tenant.workspace, params=ContextParams(layer_id=tenant.root.pk, query="backups", token_budget=25)
+        workspace=tenant.workspace, params=ContextParams(layer_id=tenant.root.pk, query="backups", token_budget=35)
     )
     assert isinstance(result, ContextResult) and result.chunks
     with pytest.raises(AttributeError):
@@ -66,3 +66,16 @@ def test_it_describes_the_context_responses_in_the_schema(client: Any) -> None:
     context = schema["components"]["schemas"]["ContextOutput"]["properties"]
     assert context["chunks"]["items"]["$ref"].endswith("ChunkOutput") and "total_tokens" in context
     assert "trace" in schema["components"]["schemas"]["PreviewOutput"]["properties"]
+
+
+def test_the_schemas_chunk_sources_are_the_engines(client: Any) -> None:
+    """The schema's enum of `chunks[].source` is the engine's list (it lacked `community`, which the API returns)."""
+    from apps.engine.types import Source
+
+    schemas = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()["components"]["schemas"]
+    source = schemas["ChunkOutput"]["properties"]["source"]
+    if "$ref" in source:
+        source = schemas[source["$ref"].rsplit("/", 1)[-1]]
+    elif "allOf" in source:
+        source = schemas[source["allOf"][0]["$ref"].rsplit("/", 1)[-1]]
+    assert source["enum"] == [str(s) for s in Source] and "community" in source["enum"]

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.assembly.adjacency import neighbour_seed_rank
-from apps.assembly.engine import Candidate
-from apps.assembly.engine.fusion import fusion_scores, layer_focus
-from apps.assembly.engine.rank import RankContext, rank
 from apps.assembly.retrieval import retrieve
+from apps.engine import Candidate
+from apps.engine.fusion import fusion_scores, layer_focus
+from apps.engine.rank import RankContext, rank
 from apps.layers.filters import ItemFilters
 from tests.assembly.test_context_features import ask, bulk, layer, otter_turns
 from tests.conftest import Tenant
@@ -73,7 +73,7 @@ def test_a_layer_whose_hits_score_well_together_lifts_them_above_a_lone_better_h
         layer_name="s",
         content="turn 6",
         created_at=NOW,
-        metadata={"neighbour_of": 2},
+        neighbour_of=2,
     )
     ranked = rank([*hits, neighbour], context=RankContext(now=NOW))
     order = [s.candidate.id for s in ranked]
@@ -167,5 +167,5 @@ def test_neighbours_name_the_hit_they_sit_next_to_and_keep_their_own_metadata(te
     assert by_external["b1"].metadata == {"mood": "m1"}
     hit_id = by_external["b1"].id
     assert by_external["b0"].origin == by_external["b2"].origin == "neighbour"
-    assert by_external["b0"].metadata == {"mood": "m0", "neighbour_of": hit_id}
-    assert by_external["b2"].metadata == {"mood": "m2", "neighbour_of": hit_id}
+    assert (by_external["b0"].metadata, by_external["b0"].neighbour_of) == ({"mood": "m0"}, hit_id)
+    assert (by_external["b2"].metadata, by_external["b2"].neighbour_of) == ({"mood": "m2"}, hit_id)

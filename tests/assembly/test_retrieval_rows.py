@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.assembly.engine.candidates import ITEM_FIELDS
 from apps.assembly.retrieval import retrieve
+from apps.engine.candidates import ITEM_FIELDS
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Item
 from tests.assembly.test_context_features import bulk, layer, otter_turns

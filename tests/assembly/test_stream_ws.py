@@ -143,3 +143,15 @@ async def test_it_closes_with_4401_once_the_key_is_revoked(tenant: Tenant) -> No
 
     assert (await communicator.receive_json_from())["error"]["code"] == "invalid_api_key"
     assert (await communicator.receive_output())["type"] == "websocket.close"
+
+
+async def test_queries_sent_at_once_are_answered_one_after_the_other_in_order(tenant: Tenant) -> None:
+    communicator = await connect(tenant.secret)
+    ids = [f"q{n}" for n in range(5)]
+    for n, query_id in enumerate(ids):  # more than one waits while the first is assembled
+        query = {"type": "query", "id": query_id, "layer": tenant.root.pk, "query": f"backups {n}", "timeout_ms": 0}
+        await communicator.send_json_to(query if n != 2 else {**query, "token_budget": 0})
+    answers = [await receive_answer(communicator) for _ in ids]
+    assert [{e["id"] for e in answer} for answer in answers] == [{query_id} for query_id in ids]
+    assert [answer[-1]["type"] for answer in answers] == ["complete", "complete", "error", "complete", "complete"]
+    await communicator.disconnect()

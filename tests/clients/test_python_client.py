@@ -19,6 +19,7 @@ from contextarch_client import (
     NotFound,
     RetryPolicy,
     ServerError,
+    TokenCount,
 )
 from tests.clients.conftest import Gateway, Live
 from tests.live import PORTS, port_free_in, uvicorn_server
@@ -39,6 +40,19 @@ def test_it_assembles_a_typed_context_and_streams_the_same_chunks(live: Live) ->
     assert [e.event for e in events] == ["chunk"] * len(answer.chunks) + ["complete"]
     assert [e.data["id"] for e in events[:-1]] == [c.id for c in answer.chunks]
     assert events[-1].data["total_tokens"] == answer.total_tokens
+
+
+def test_it_compiles_the_context_from_a_given_message(live: Live) -> None:
+    with ContextArchitect(live.base, live.a.secret) as ca:
+        session = ca.create_layer(kind="session", name="broker", parent=live.a.root.pk).id
+        asked = ca.create_item(layer=session, kind="message", role="user", content="Kafka or RabbitMQ for the workers?")
+        kafka = ca.create_item(layer=session, kind="message", role="assistant", content="Kafka, for its replay.")
+        ca.create_item(layer=session, kind="message", role="user", content="Then twelve partitions to start.")
+        newest = ca.get_context(layer=session, query="broker", token_budget=500, timeout_ms=0)
+        at_kafka = ca.get_context(layer=session, query="broker", token_budget=500, message=kafka.id, timeout_ms=0)
+
+    assert len(newest.chunks) == 3
+    assert {c.id for c in at_kafka.chunks} == {asked.id, kafka.id}  # the turn said after it is left out
 
 
 def test_the_async_client_assembles_streams_and_pages_through_items_and_layers(live: Live) -> None:
@@ -179,3 +193,18 @@ def test_it_retries_429_and_5xx_and_a_write_whose_answer_was_lost_lands_once(gat
     assert writes == ["POST /api/v1/items/"] * 2 and keys[0] and keys[0] == keys[1]
     assert list(Item.objects.filter(content="Written once.").values_list("pk", flat=True)) == [item.id]
     assert gateway.seen == ["GET /api/v1/status/"] * 3 and exhausted.value.status == 502  # 1 + max_retries
+
+
+def test_both_clients_count_tokens_for_a_model(live: Live) -> None:
+    chat = [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "How long are backups kept?"}]
+
+    async def work() -> TokenCount:
+        async with AsyncContextArchitect(live.base, live.a.secret) as ca:
+            return await ca.count_tokens(model="qwen2.5-7b-instruct", messages=chat)
+
+    with ContextArchitect(live.base, live.a.secret) as ca:
+        text = ca.count_tokens(model="claude-sonnet-4-5", text=QUESTION)
+    counted = asyncio.run(work())
+
+    assert (text.exact, text.encoding, text.calls) == (False, "o200k_base", 0) and text.margin > 0 and text.warnings
+    assert (counted.exact, counted.encoding, counted.margin) == (True, "qwen2", 0.0) and counted.tokens > 20

@@ -22,9 +22,6 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from apps.core import background
-from contextarch.demo import demo_seed
-from tests.live import uvicorn_live  # noqa: F401  (fixture)
 from tests.processes import ROOT
 
 pytestmark = pytest.mark.server
@@ -42,13 +39,6 @@ def for_agents_blocks() -> dict[str, list[str]]:
 
 def filled(snippet: str, base: str, key: str) -> str:
     return snippet.replace("http://127.0.0.1:8000", base).replace("ca_...", key)
-
-
-@pytest.fixture
-def demo(transactional_db: None, uvicorn_live: str, tmp_path: Path) -> tuple[str, str]:  # noqa: F811
-    result = demo_seed(credentials_path=tmp_path / "demo_credentials.json")
-    assert background.wait_idle(120)
-    return uvicorn_live, result.credentials.api_key
 
 
 def test_the_readme_has_one_stdio_config_one_http_config_and_a_five_line_python_example() -> None:

@@ -153,3 +153,10 @@ def test_the_check_notices_a_field_the_api_does_not_have() -> None:
     assert shapes.mismatches(Drifted, shapes.response(*models.Layer.operation), "Drifted") == [
         "Drifted: client ['renamed_field'] vs schema []"
     ]
+
+
+def test_the_context_call_takes_every_parameter_the_api_takes() -> None:
+    from apps.assembly.api import ContextApi
+    from contextarch_client.params import ContextParams
+
+    assert set(ContextParams.__annotations__) == set(ContextApi.Input().fields)

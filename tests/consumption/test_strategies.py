@@ -54,7 +54,7 @@ def test_feedback_moves_helpfulness_by_one_step_within_bounds(
 
 
 def test_helpful_feedback_lifts_a_strategy_above_its_equal(tenant: Tenant, session: int) -> None:
-    first, second = bulk(tenant, session, [strategy(), strategy()])
+    first, second = bulk(tenant, session, [strategy(), strategy(on_duplicate="keep")])  # two equal ones, kept apart
     before = order(tenant, session)
     assert set(before) == {first, second}
     behind = before[1]
@@ -90,7 +90,11 @@ def test_the_strategies_list_is_most_helpful_first(tenant: Tenant, session: int)
     a, b, c = bulk(
         tenant,
         session,
-        [strategy(group_id="g1"), strategy(group_id="g2", agent_types=["qa"]), strategy(group_id="g1")],
+        [
+            strategy(group_id="g1"),
+            strategy(group_id="g2", agent_types=["qa"]),
+            strategy(group_id="g1", on_duplicate="keep"),
+        ],
     )
     bulk(tenant, session, [{"kind": "package", "type": "research", "content": APPROACH}])  # not a strategy
     feedback(tenant, c, True)

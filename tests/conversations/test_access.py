@@ -12,9 +12,10 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.conversations.models import ItemAccess
 from apps.conversations.services import items_record_access
 from apps.core.database_url import url_from_database
-from apps.layers.models import Item, ItemAccess
+from apps.layers.models import Item
 from tests.conftest import Tenant
 from tests.conversations.conftest import messages
 

@@ -153,5 +153,5 @@ def test_the_candidate_source_costs_three_queries_whatever_the_conversation(tena
     with CaptureQueriesContext(connection) as queries:
         (candidate,) = CommunitySource().candidates(request)
     assert len(queries.captured_queries) == 3
-    assert candidate.metadata["stands_in_for"] == sorted(ids[:39])  # distances 21..59
+    assert list(candidate.stands_in_for) == sorted(ids[:39])  # distances 21..59
     assert CommunitySource().candidates(SourceRequest(**{**request.__dict__, "window_layer_ids": ()})) == []

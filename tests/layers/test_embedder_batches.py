@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.test import override_settings
 
 from apps.core import background, embeddings
-from apps.layers.embedder import Candidate, batch_plan, items_embed_batch, items_embed_pending
+from apps.layers.embedder import Candidate, batch_plan, items_embed_batch, items_embed_pending, tokens_estimate
 from apps.layers.models import EmbeddingClaim, Item
 from apps.layers.services import ItemInput, items_create
 from tests.conftest import Tenant, make_tenant
@@ -21,18 +21,29 @@ from tests.processes import database_url
 from tests.waiting import wait_until
 
 
-def test_it_takes_one_item_per_workspace_per_round_oldest_first() -> None:
-    bulk = [Candidate(id=i, workspace_id=1, chars=100) for i in range(1, 101)]
-    late = [Candidate(id=500, workspace_id=2, chars=100)]
-    assert batch_plan(bulk + late, max_items=4, max_chars=10_000) == [1, 500, 2, 3]
+def test_it_takes_turns_between_workspaces_oldest_first() -> None:
+    bulk = [Candidate(id=i, workspace_id=1, tokens=64) for i in range(1, 101)]
+    late = [Candidate(id=500, workspace_id=2, tokens=64)]
+    assert batch_plan(bulk + late, max_items=4, max_tokens=10_000) == [1, 500, 2, 3]
 
 
-def test_it_stops_a_batch_at_its_character_budget_but_never_leaves_it_empty() -> None:
-    huge = [Candidate(id=1, workspace_id=1, chars=8_000), Candidate(id=2, workspace_id=1, chars=8_000)]
-    small = [Candidate(id=3, workspace_id=2, chars=10)]
-    assert batch_plan(huge + small, max_items=64, max_chars=5_000) == [1]
-    assert batch_plan(small + huge, max_items=64, max_chars=9_000) == [1, 3]
-    assert batch_plan([], max_items=64, max_chars=9_000) == []
+def test_it_shares_a_batch_in_model_tokens_not_in_items() -> None:
+    # One workspace's CJK items cost ~500 tokens each, another's turns ~40: by items, the CJK
+    # workspace took 12x the compute of each round and held everyone's items back behind it.
+    cjk = [Candidate(id=i, workspace_id=1, tokens=500) for i in range(1, 101)]
+    turns = [Candidate(id=1000 + i, workspace_id=2, tokens=40) for i in range(100)]
+    plan = batch_plan(cjk + turns, max_items=128, max_tokens=2_048)
+    spent = {1: sum(500 for i in plan if i < 1000), 2: sum(40 for i in plan if i >= 1000)}
+    assert 1000 in plan and plan.index(1000) == 0  # the other workspace's oldest item goes first
+    assert sum(spent.values()) <= 2_048 and abs(spent[1] - spent[2]) <= 500, spent
+
+
+def test_it_stops_a_batch_at_its_token_budget_but_never_leaves_it_empty() -> None:
+    huge = [Candidate(id=1, workspace_id=1, tokens=3_000), Candidate(id=2, workspace_id=1, tokens=3_000)]
+    small = [Candidate(id=3, workspace_id=2, tokens=10)]
+    assert batch_plan(huge, max_items=64, max_tokens=2_000) == [1]
+    assert batch_plan(small + huge, max_items=64, max_tokens=4_000) == [3, 1]
+    assert batch_plan([], max_items=64, max_tokens=4_000) == []
 
 
 @pytest.fixture
@@ -56,17 +67,26 @@ def _items(tenant: Tenant, count: int, chars: int) -> list[Item]:
     )
 
 
-def _open_transactions() -> int:
+def _idle_transactions() -> set[tuple[int, object]]:
     with psycopg.connect(database_url(connection.settings_dict), autocommit=True) as other:
-        row = other.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        rows = other.execute(
+            "SELECT pid, xact_start FROM pg_stat_activity WHERE datname = current_database() "
             "AND state LIKE 'idle in transaction%%' AND pid <> pg_backend_pid()"
-        ).fetchone()
-        return int(row[0]) if row else 0
+        ).fetchall()
+        return {(int(pid), start) for pid, start in rows}
+
+
+def _open_transactions() -> int:
+    """Transactions left open across a quarter second: one held over the endpoint's 2 s answer shows
+    in both samples; another thread's transaction caught between two statements (a summaries sweep)
+    does not."""
+    first = _idle_transactions()
+    time.sleep(0.25)
+    return len(first & _idle_transactions())
 
 
 @pytest.mark.django_db(transaction=True)
-@override_settings(EMBEDDING_BATCH_SIZE=64, EMBEDDING_BATCH_CHARS=20_000)
+@override_settings(EMBEDDING_BATCH_SIZE=64, EMBEDDING_BATCH_TOKENS=5_000, EMBEDDING_CONCURRENCY=1)
 def test_a_patch_answers_fast_while_its_item_is_embedded_and_another_workspace_is_not_starved(
     slow_endpoint: FakeEmbedder,
 ) -> None:
@@ -77,7 +97,7 @@ def test_a_patch_answers_fast_while_its_item_is_embedded_and_another_workspace_i
         (lone,) = _items(small, 1, 60)  # and one small item in another
     assert slow_endpoint.started.wait(30), "the background embedder never called the endpoint"
     sent = slow_endpoint.inputs[0]
-    assert len(sent) == 4 and sum(map(len, sent)) <= 20_000 + 3 * 5_100, [len(t) for t in sent]
+    assert len(sent) == 3 and sum(map(tokens_estimate, sent)) <= 5_000, [len(t) for t in sent]
     assert any(text.endswith(lone.content) for text in sent), "the other workspace waited behind the bulk"
 
     assert _open_transactions() == 0  # the endpoint is answering: no transaction is open meanwhile

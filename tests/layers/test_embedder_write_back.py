@@ -20,7 +20,7 @@ def test_it_writes_a_batch_back_in_one_update_and_skips_an_item_edited_meanwhile
     items = items_create(
         layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=f"Fact number {n}.") for n in range(5)]
     )
-    claimed = items_claim_batch(workspace_id=tenant.workspace.pk, max_items=64, max_chars=100_000)
+    claimed = items_claim_batch(workspace_id=tenant.workspace.pk, max_items=64, max_tokens=100_000)
     assert sorted(row.id for row in claimed) == sorted(item.pk for item in items)
     edited = items[2]  # rewritten while the provider was embedding its old text
     Item.objects.filter(pk=edited.pk).update(
@@ -48,7 +48,7 @@ def test_it_writes_a_batch_back_in_one_update_and_skips_an_item_edited_meanwhile
 def test_it_never_overwrites_a_vector_stored_meanwhile() -> None:
     tenant = make_tenant("acme")
     (item,) = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content="One fact.")])
-    claimed = items_claim_batch(workspace_id=tenant.workspace.pk, max_items=64, max_chars=100_000)
+    claimed = items_claim_batch(workspace_id=tenant.workspace.pk, max_items=64, max_tokens=100_000)
     first = vector_of("another worker's")
     Item.objects.filter(pk=item.pk).update(embedding=first, embedding_model="other:model")
 

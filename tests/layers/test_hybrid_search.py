@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from django.test import override_settings
 
-from apps.assembly.engine import Candidate
-from apps.assembly.engine.fusion import fusion_scores
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings
 from apps.core.deadline import Deadline
+from apps.engine import Candidate
+from apps.engine.fusion import fusion_scores
 from apps.layers.embedder import items_embed_pending
 from apps.layers.filters import ItemFilters
 from apps.layers.hybrid_search import HybridHits, hybrid_search

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from apps.layers.models import Layer, LayerConfig
+from apps.layers.models import Layer
+from apps.summaries.models import LayerConfig
 from tests.conftest import Tenant
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,16 @@ from tests.mcp_server.conftest import McpConnect, Served
 
 pytestmark = pytest.mark.server
 T = TypeVar("T")
-TOOLS = {"get_context", "search_history", "remember", "record_attempt", "match_error", "report_consumption", "explain"}
+TOOLS = {
+    "get_context",
+    "search_history",
+    "remember",
+    "record_attempt",
+    "match_error",
+    "report_consumption",
+    "explain",
+    "count_tokens",
+}
 
 
 def run(connect: McpConnect, key: str, work: Callable[[Client], Awaitable[T]]) -> T:
@@ -271,3 +280,18 @@ def test_a_read_only_key_assembles_context_but_cannot_remember(served: Served, c
     assert ok(read)["chunks"]
     assert error_code(write) == "insufficient_scope"
     assert not Item.objects.filter(content="not by a reader").exists()
+
+
+def test_it_counts_tokens_for_a_model_and_answers_bad_input_with_the_apis_code(
+    served: Served, connect: McpConnect
+) -> None:
+    async def work(client: Client) -> tuple[CallToolResult, CallToolResult]:
+        counted = await client.call_tool(
+            "count_tokens", {"model": "llama-3.1-8b", "messages": [{"role": "user", "content": "Hello there"}]}
+        )
+        return counted, await client.call_tool("count_tokens", {"model": "gpt-4o"})
+
+    counted, missing = run(connect, served.a.secret, work)
+    body = ok(counted)
+    assert (body["encoding"], body["exact"], body["margin"]) == ("llama3", True, 0.0) and body["tokens"] > 2
+    assert error_code(missing) == "invalid_text"

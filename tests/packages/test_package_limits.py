@@ -23,6 +23,9 @@ def limits(settings: SettingsWrapper) -> None:
     settings.AGENT_TYPE_PACKAGE_LIMITS = {"developer": 3, "qa": 5}
 
 
+NOTES = "Notes on the retry storm."
+
+
 def packages(t: Tenant, session: int, count: int, **fields: object) -> list[int]:
     return bulk(t, session, [package(f"Package {i} on the retry storm.", **fields) for i in range(count)])
 
@@ -33,8 +36,9 @@ def test_a_developer_gets_the_top_three_of_five_packages_and_hears_of_two_more(
     ids = bulk(
         tenant,
         session,
-        [package("Notes on the retry storm.", priority=p, group_id="g1") for p in ("low", "medium", "critical")]
-        + [package("Notes on the retry storm.", priority=p) for p in ("high", "low")],
+        # One text five times, kept apart (a repeat is merged otherwise): only the fields rank them.
+        [package(NOTES, priority=p, group_id="g1", on_duplicate="keep") for p in ("low", "medium", "critical")]
+        + [package(NOTES, priority=p, on_duplicate="keep") for p in ("high", "low")],
     )
     body = ask(tenant, layer=session, query="retry storm", group_id="g1", agent_type="developer")
     assert package_ids(body) == [ids[2], ids[3], ids[1]]  # critical, high, medium-in-the-group
@@ -72,8 +76,7 @@ def test_no_overflow_indicator_when_every_package_fits(tenant: Tenant, session: 
     assert len(package_ids(body)) == 2 and body["overflow"] == {"count": 0, "message": ""}
 
 
-def test_a_group_without_packages_gets_an_empty_block_that_says_so(tenant: Tenant, session: int) -> None:
-    packages(tenant, session, 3, group_id="other-group")
+def test_an_empty_workspace_gets_an_empty_block_that_says_so(tenant: Tenant, session: int) -> None:
     body = ask(tenant, layer=session, query="retry storm", group_id="g1", agent_type="developer", kinds=["package"])
     assert body["chunks"] == [] and body["context"] == "" and body["total_tokens"] == 0
     assert "No context packages found" in body["warnings"]

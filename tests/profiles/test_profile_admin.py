@@ -36,6 +36,7 @@ def form(tenant: Tenant, **changes: Any) -> dict[str, Any]:
         "ranking_function": "default",
         "ranking_weights": "",
         "safety_margin": "0.15",
+        "context_position": "after_system",
         **changes,
     }
 

@@ -50,6 +50,7 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
             lambda w: {k: (max(v, 0.01) if k == "recency_half_life_days" else v) for k, v in w.items()}
         ),
         "safety_margin": st.floats(min_value=0.0, max_value=0.9),
+        "context_position": st.sampled_from(["after_system", "before_system"]),
     }
     return {key: draw(strategy) for key, strategy in fields.items() if draw(st.booleans())}
 

@@ -37,6 +37,7 @@ def test_it_round_trips_through_the_service_and_selector(tenant: Tenant) -> None
         (ProfileInput(safety_margin=float("inf")), "invalid_safety_margin"),
         (ProfileInput(context_window=10, token_budget=11), "invalid_token_budget"),
         (ProfileInput(preferred_format="yaml"), "invalid_preferred_format"),
+        (ProfileInput(context_position="middle"), "invalid_context_position"),
     ],
 )
 def test_it_refuses_what_assembly_could_not_use(tenant: Tenant, data: ProfileInput, code: str) -> None:

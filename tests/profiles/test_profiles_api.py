@@ -66,6 +66,7 @@ def test_it_fills_the_defaults_for_what_a_new_profile_leaves_out(tenant: Tenant)
         "ranking_function": "default",
         "ranking_weights": {},
         "safety_margin": 0.15,
+        "context_position": "after_system",
     }
 
 
@@ -178,6 +179,7 @@ def test_it_accepts_names_of_letters_digits_and_dot_dash_underscore(tenant: Tena
         ({"type_filters": [1, {"a": 1}]}, "invalid_type_filters"),
         ({"template": "t" * 101}, "invalid_template"),
         ({"conversation_preset": "wild"}, "invalid_conversation_preset"),
+        ({"context_position": "middle"}, "invalid_context_position"),
         ({"ranking_function": ""}, "invalid_ranking_function"),
         ({"ranking_weights": [1, 2]}, "invalid_ranking_weights"),
         ({"ranking_weights": {"vector": -0.1}}, "invalid_ranking_weights"),
@@ -210,7 +212,7 @@ def test_it_accepts_the_bounds(tenant: Tenant) -> None:
         "token_budget": 2_000_000,
         "retrieval_limit": 1000,
         "type_filters": ["x" * 32] * 50,
-        "ranking_weights": {"vector": 0, "pinned": 1e300, "recency_half_life_days": 0.01},
+        "ranking_weights": {"vector": 0, "focus": 1e300, "recency_half_life_days": 0.01},
         "safety_margin": 0.9,
     }
     response = create(tenant, name="edge", **body)
@@ -246,3 +248,19 @@ def test_a_profile_can_weigh_strategy_helpfulness(tenant: Tenant) -> None:
     )
     assert response.status_code == 201, response.json()
     assert response.json()["ranking_weights"] == {"helpfulness": 0.6}
+
+
+def test_it_refuses_a_weight_the_engine_does_not_read(tenant: Tenant) -> None:
+    # "pinned" was accepted, offered on the profile page and silently ignored: pinned items go first.
+    response = create(tenant, name="p", ranking_weights={"pinned": 4})
+    assert response.status_code == 400 and error_code(response) == "invalid_ranking_weights"
+    assert "pinned" not in response.json()["error"]["details"]["allowed"]
+
+
+def test_every_weight_it_accepts_is_one_the_engine_reads(tenant: Tenant) -> None:
+    from dataclasses import fields
+
+    from apps.engine.rank import RankWeights
+
+    weights = {f.name: 1.0 for f in fields(RankWeights)}
+    assert create(tenant, name="all", ranking_weights=weights).status_code == 201

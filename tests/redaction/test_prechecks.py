@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from apps.redaction import context, named, pii
+from apps.redaction import context, entries, named, pii
 from apps.redaction.redactor import TOKENS, redact
 from apps.redaction.tokens import could_hold_token
 
@@ -101,8 +101,8 @@ LITERAL_CHECKS = [
     *((p, _any_of("-", "machine")) for p in (context._NETRC, context._REDIS_CLI)),
     (context._ORACLE, lambda text: "-" in text or ("/" in text and "@" in text)),
     (named._ASSIGN, _SEPARATED),
-    (named._NAME_THEN_VALUE, _SEPARATED),
-    (named._VALUE_THEN_NAME, _SEPARATED),
+    (entries._NAME_THEN_VALUE, _SEPARATED),
+    (entries._VALUE_THEN_NAME, _SEPARATED),
     *((p, _any_of("-")) for p in (named._LOGIN_P, named._SQL_P, named._HTPASSWD)),
     (pii._EMAIL, _any_of("@")),
     (pii._PHONE_INTL, _any_of("+")),

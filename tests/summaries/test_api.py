@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.layers.models import LayerConfig
+from apps.summaries.models import LayerConfig
 from tests.conftest import Tenant
 from tests.summaries.helpers import TEAM_FACTS, facts, tree
 

@@ -8,11 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from apps.core.tokenizer import count_tokens
 from apps.metrics.registry import LLM_FAILURE_ALERTS, LLM_RETRIES
+from apps.summaries.budget import reserve
 from apps.summaries.models import DEPTH_TOKEN_LIMITS, ProviderHealth, Summary, SummaryUsage
+from apps.summaries.providers import _parse, llm_worst_case
 from apps.summaries.services import layer_summarize
+from apps.summaries.sources import source_of
 from tests.conftest import Tenant
 from tests.summaries.helpers import TEAM_FACTS, Tree, facts, tree
 from tests.summaries.llm_server import FakeLlm, fake_llm
@@ -132,10 +136,9 @@ def test_repeated_failures_raise_an_alert(llm: FakeLlm, team: Tree, caplog: pyte
 
 
 def test_past_the_daily_budget_the_extractive_provider_takes_over(llm: FakeLlm, team: Tree) -> None:
-    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=2000):
-        assert layer_summarize(layer=team.team).provider.startswith(
-            "llm:"
-        )  # its estimate (~1.1k) fits; it uses 1.5k of 2k
+    worst = sum(llm_worst_case(source_of(layer=team.team), None))
+    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=worst + 1000):
+        assert layer_summarize(layer=team.team).provider.startswith("llm:")  # its worst case fits; it uses 1.5k
         result = layer_summarize(layer=team.team, force=True)
     assert result.provider == "extractive" and any("budget" in w for w in result.warnings)
     assert len(llm.requests) == 1
@@ -245,3 +248,83 @@ def test_a_second_run_of_a_layer_waits_for_the_first_past_the_lock_timeout(llm: 
     for thread in runs:
         thread.join(30)
     assert results == ["generated", "generated"]  # the second waited past the lock timeout, then ran
+
+
+def test_one_call_never_takes_the_daily_budget_past_its_limit(llm: FakeLlm, team: Tree) -> None:
+    # The endpoint counts 1,200 prompt tokens where tiktoken counts ~300: an estimate before the call
+    # (300 + 850 output <= 1,250) let this call spend 1,500 of a 1,250 budget (20% over).
+    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=1250):
+        result = layer_summarize(layer=team.team)
+    assert result.provider == "extractive" and any("budget" in w for w in result.warnings)
+    assert llm.requests == []
+    usage = SummaryUsage.objects.filter(workspace=team.team.workspace).first()
+    assert usage is None or usage.prompt_tokens + usage.completion_tokens <= 1250
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_holds_its_worst_case_while_it_runs_then_settles_to_its_usage(
+    llm: FakeLlm, team: Tree, wait_background
+) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connection
+
+    wait_background()  # the change trigger's own run, after the facts' commit
+    SummaryUsage.objects.all().delete()
+    workspace_id, day = team.team.workspace_id, timezone.now().date()
+    worst = llm_worst_case(source_of(layer=team.team), None)
+    seen: dict[str, object] = {}
+
+    def during_the_call() -> None:  # on the endpoint's thread, while the summarize waits for its answer
+        seen["reserved"] = SummaryUsage.objects.get(workspace_id=workspace_id, day=day).reserved_tokens
+        seen["another"] = reserve(
+            workspace_id=workspace_id, day=day, prompt_tokens=worst[0], completion_tokens=worst[1]
+        )
+        connection.close()
+
+    llm.on_request = during_the_call
+    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=sum(worst) + 1000):  # room for one worst case at a time
+        assert layer_summarize(layer=team.team, force=True).provider.startswith("llm:")
+    assert seen == {"reserved": sum(worst), "another": None}
+    usage = SummaryUsage.objects.get(workspace_id=workspace_id, day=day)
+    assert (usage.reserved_tokens, usage.calls, usage.prompt_tokens, usage.completion_tokens) == (0, 1, 1200, 300)
+    assert usage.reserved_usd == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_summarize_answers_at_once_while_the_llm_is_down_and_retries_in_the_background(
+    llm: FakeLlm, tenant: Tenant, wait_background
+) -> None:  # type: ignore[no-untyped-def]
+    team = tree(tenant)
+    facts(team.team, TEAM_FACTS)
+    wait_background()  # the change trigger's own run, after the facts' commit
+    llm.requests.clear()
+    llm.fail_next = 1000
+    url = f"/api/v1/layers/{team.team.pk}/summarize/"
+    started = time.monotonic()
+    first = tenant.client.post(url, format="json")
+    assert time.monotonic() - started < 1.0  # the request made one attempt (it waited 1 + 2 + 4 s for retries)
+    assert first.status_code == 200 and len(llm.requests) == 1
+    body = first.json()
+    assert body["status"] == "degraded" and body["job"]["state"] == "queued"
+    assert any("retrying in the background" in w for w in body["warnings"])
+    wait_background()  # the job's four attempts, backoff included
+    assert len(llm.requests) == 5
+    shown = tenant.client.get(f"/api/v1/layers/{team.team.pk}/summaries/").json()
+    assert shown["job"]["state"] == "failed" and shown["job"]["runs"] == 1
+
+    llm.fail_next = 0  # back, but a failure is recent: the request calls nothing and answers 202 at once
+    started = time.monotonic()
+    second = tenant.client.post(url, format="json")
+    assert time.monotonic() - started < 1.0 and second.status_code == 202
+    assert second.json()["status"] == "pending" and second.json()["job"]["state"] in ("queued", "running")
+    wait_background()
+    shown = tenant.client.get(f"/api/v1/layers/{team.team.pk}/summaries/").json()
+    assert shown["job"]["state"] == "done" and shown["job"]["runs"] == 2
+    assert {s["provider"] for s in shown["summaries"]} == {"llm:gpt-4o-mini"} and shown["warnings"] == []
+
+
+def test_a_reply_of_open_braces_is_refused_in_linear_time() -> None:
+    """Issue 26 #1: `{.*}` searched from every `{` of a reply without `}` (quadratic in the reply)."""
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="no JSON object"):
+        _parse("{" * 200_000)
+    assert time.perf_counter() - started < 1

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from apps.layers.models import LayerConfig
 from apps.layers.services import ItemInput, items_create
-from apps.summaries.models import Summary
+from apps.summaries.models import LayerConfig, Summary
 from apps.summaries.services import layer_summarize
 from apps.workspaces.models import Membership
 from tests.conftest import Tenant

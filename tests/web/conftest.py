@@ -28,10 +28,11 @@ def browser() -> Iterator[Browser]:
 
 @dataclass(frozen=True)
 class People:
-    """Members of `tenant` (acme) with each role, a superuser member of none, and a staff operator of globex."""
+    """Members of `tenant` (acme) with each role, a superuser member of none, and a staff developer of globex."""
 
     viewer: PageUser
     operator: PageUser
+    developer: PageUser
     admin: PageUser
     superuser: PageUser
     outsider: PageUser
@@ -46,9 +47,12 @@ def people(tenant: Tenant, other_tenant: Tenant) -> People:
     return People(
         viewer=page_user_create(workspace=tenant.workspace, username="vera", role=Role.VIEWER),
         operator=page_user_create(workspace=tenant.workspace, username="otto", role=Role.OPERATOR, is_staff=True),
+        developer=page_user_create(workspace=tenant.workspace, username="dana", role=Role.DEVELOPER),
         admin=page_user_create(workspace=tenant.workspace, username="ada", role=Role.ADMIN),
         superuser=PageUser(
             username="root", password=PASSWORD, workspace=tenant.workspace, role=Role.ADMIN, is_staff=True
         ),
-        outsider=page_user_create(workspace=other_tenant.workspace, username="olga", role=Role.OPERATOR, is_staff=True),
+        outsider=page_user_create(
+            workspace=other_tenant.workspace, username="olga", role=Role.DEVELOPER, is_staff=True
+        ),
     )

@@ -13,6 +13,7 @@ from apps.conversations.models import Community
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Workspace
+from tests.web.locomo_chat import LocomoChat
 
 TURNS = 60
 
@@ -81,3 +82,17 @@ def conversation_create(*, workspace: Workspace, parent: Layer, external_id: str
     communities_refresh(layer_id=session.pk, force=True)
     community = Community.objects.get(layer=session, kind="task", key="T-7")
     return Conversation(layer=session, ids=ids, fork=fork, community=community)
+
+
+def agent_requests(*, workspace: Workspace, chat: LocomoChat, count: int = 45, token_budget: int = 1000) -> list[str]:
+    """`count` context requests on the chat, one per question of the set, as an agent's would be."""
+    from apps.assembly.params import ContextParams
+    from apps.assembly.services import context_assemble
+
+    return [
+        context_assemble(
+            workspace=workspace,
+            params=ContextParams(layer_id=chat.layer.pk, query=question, token_budget=token_budget, timeout_ms=0),
+        ).trace_id
+        for question in list(chat.questions)[:count]
+    ]

@@ -11,9 +11,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from apps.layers.embedder import items_embed_pending
-from apps.layers.models import Item, Layer, LayerConfig, Relationship
+from apps.layers.models import Item, Layer, Relationship
 from apps.layers.relationships import relationship_create
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.models import LayerConfig
 from tests.conftest import Tenant
 from tests.web.conftest import People
 from tests.web.harness import PASSWORD
@@ -406,3 +407,22 @@ def test_it_stops_watching_a_row_once_its_item_is_embedded(people: People, tenan
     items_embed_pending(workspace_id=tenant.workspace.pk)
     row = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert "hx-trigger" not in row and "embedded" in row
+
+
+def test_a_field_that_does_not_parse_does_not_hide_the_other_config_errors(people: People, tenant: Tenant) -> None:
+    data = {"interval": "", "interval_unit": "days", "update_on_changes": "0", "personalization": "highly_personalized"}
+    response = signed_in("otto").post(f"/layers/{tenant.root.pk}/config/", data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422
+    errors = response.context["config_form"].errors
+    assert set(errors) == {"interval", "update_on_changes", "personalization"}  # all three, not one
+    assert errors["interval"] == ["This field is required."]
+
+
+def test_the_sub_layer_form_offers_only_the_kinds_that_may_sit_under_the_layer(people: People, tenant: Tenant) -> None:
+    client = signed_in("otto")
+    team = layer_create(workspace=tenant.workspace, kind="team", name="Payments", parent=tenant.root)
+    session = layer_create(workspace=tenant.workspace, kind="session", name="Monday", parent=team)
+    kinds = [value for value, _ in client.get(f"/layers/{team.pk}/").context["child_form"].fields["kind"].choices]
+    assert kinds == ["project", "multi_session", "session"]
+    html = client.get(f"/layers/{session.pk}/").content.decode()
+    assert "nothing sits under it" in html and 'id="child-kind"' not in html

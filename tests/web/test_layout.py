@@ -8,13 +8,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from apps.web.workspace_choice import role_allows
-from apps.workspaces.models import Membership, Role
+from apps.workspaces.models import Membership, Role, role_allows
 from tests.conftest import Tenant
 from tests.web.conftest import People
 from tests.web.harness import PASSWORD
 
-PAGES = ["/", "/layers/", "/preview/"]
+PAGES = ["/", "/layers/", "/preview/", "/experiments/"]
 
 
 def signed_in(username: str) -> Client:
@@ -35,7 +34,7 @@ def test_it_renders_every_page_with_the_layout_and_no_inline_code(people: People
         if label in {"Profiles", "Patterns"} and f">{label}<" not in html:
             continue  # mounted by later commits; the sidebar lists only mounted areas
         assert f">{label}</a>" in html
-    assert ">Console</a>" not in html  # staff only
+    assert ">Console</a>" not in html  # developers and admins only
     assert re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)", html) is None, "inline script"
     assert " style=" not in html and "<style" not in html, "inline style"
 
@@ -103,18 +102,22 @@ def test_it_shows_a_styled_404_page_and_keeps_json_under_the_api(people: People)
     assert client.get("/api/v1/nope/").json()["error"]["code"] == "not_found"
 
 
-def test_it_shows_a_styled_403_page_to_a_non_staff_user_in_the_console(people: People) -> None:
+def test_it_shows_a_styled_403_page_to_a_viewer_in_the_console(people: People) -> None:
     page = signed_in("vera").get("/console/")
     assert page.status_code == 403
     assert b"You may not do this here" in page.content and b'class="sidebar"' in page.content
 
 
-def test_it_orders_roles_viewer_operator_admin() -> None:
+def test_it_orders_roles_viewer_operator_developer_admin() -> None:
     assert role_allows(role=Role.ADMIN, needed=Role.OPERATOR)
     assert role_allows(role=Role.OPERATOR, needed=Role.OPERATOR)
+    assert role_allows(role=Role.DEVELOPER, needed=Role.OPERATOR)
+    assert role_allows(role=Role.ADMIN, needed=Role.DEVELOPER)
     assert not role_allows(role=Role.VIEWER, needed=Role.OPERATOR)
-    assert not role_allows(role=Role.OPERATOR, needed=Role.ADMIN)
+    assert not role_allows(role=Role.OPERATOR, needed=Role.DEVELOPER)
+    assert not role_allows(role=Role.DEVELOPER, needed=Role.ADMIN)
     assert not role_allows(role=None, needed=Role.VIEWER)
+    assert not role_allows(role="owner", needed=Role.VIEWER)
 
 
 def test_it_says_how_to_get_data_on_an_empty_dashboard(people: People) -> None:

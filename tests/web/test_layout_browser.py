@@ -42,7 +42,7 @@ def test_it_sends_an_expired_session_filtering_the_console_to_the_login_page(
     people: People, live_server: LiveServer, browser: Browser
 ) -> None:
     page = new_page(browser)
-    login(page, live_server.url, people.operator, next_path="/console/")
+    login(page, live_server.url, people.developer, next_path="/console/")
     page.context.clear_cookies(name="sessionid")
     page.fill("input[name=q]", "invoices")
     page.get_by_role("button", name="Filter").click()  # an hx-get of the #records fragment

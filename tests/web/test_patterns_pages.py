@@ -103,3 +103,14 @@ def test_it_keeps_the_operator_pages_axe_clean_and_narrow(
         page.set_viewport_size({"width": 1440, "height": 900})
         page.goto(f"{live_server.url}{path}")
         check_page(page)
+
+
+def test_it_shows_a_rounded_confidence_and_the_hint_floor(people: People, tenant: Tenant) -> None:
+    pattern = pattern_of(tenant.workspace)
+    ErrorPattern.objects.filter(pk=pattern.pk).update(confidence=0.75 * 0.8)  # 0.6000000000000001
+    client = signed_in(people.operator.username)
+    html = client.get(f"/patterns/{pattern.pk}/").content.decode()
+    assert "0.6000000000000001" not in html and 'value="0.6"' in html
+    assert "not above the hint floor 0.7: no hint is injected" in html
+    assert "only above 0.7" in html  # the field's help
+    assert "only while its confidence is above 0.7" in client.get("/patterns/").content.decode()

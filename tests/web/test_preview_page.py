@@ -184,6 +184,14 @@ def test_the_stream_answers_bad_input_with_the_apis_error_and_status(signed_in: 
     assert not AssemblyRecord.objects.exists()
 
 
+def test_the_stream_refuses_an_unknown_field_with_the_apis_400(signed_in: Client, project: Layer) -> None:
+    response = signed_in.get(f"/preview/stream/?layer={project.pk}&query=x&bogus=1")
+    assert response.status_code == 400  # was a 500: UnknownFields is a DomainError, not a ValidationError
+    error = response.json()["error"]
+    assert error["code"] == "unknown_fields" and error["details"]["fields"] == ["bogus"]
+    assert not AssemblyRecord.objects.exists()
+
+
 def test_the_stream_needs_a_signed_in_member(client: Client, project: Layer) -> None:
     response = client.get(f"/preview/stream/?layer={project.pk}&query=x")
     assert response.status_code == 302 and response["Location"].startswith("/login/")

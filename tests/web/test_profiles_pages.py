@@ -14,6 +14,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django.fixtures import SettingsWrapper
 
 from apps.assembly.models import AssemblyRecord
 from apps.core.errors import InvalidInput
@@ -44,6 +45,7 @@ def form(**overrides: str) -> dict[str, str]:
         "conversation_preset": "balanced",
         "ranking_function": "default",
         "safety_margin": "0.15",
+        "context_position": "before_system",
         "weight_recency": "2.5",
         **overrides,
     }
@@ -83,10 +85,31 @@ def test_it_creates_and_edits_a_profile_with_labelled_weights(people: People, te
     assert client.post("/profiles/+new/", form()).status_code == 302
     profile = AgentProfile.objects.get(workspace=tenant.workspace, name="coder")
     assert profile.ranking_weights == {"recency": 2.5} and profile.token_budget == 2000
-    assert client.post("/profiles/coder/", form(weight_recency="", weight_pinned="4")).status_code == 302
+    assert profile.context_position == "before_system" and 'name="context_position"' in page
+    assert client.post("/profiles/coder/", form(weight_recency="", weight_focus="4")).status_code == 302
     profile.refresh_from_db()
-    assert profile.ranking_weights == {"pinned": 4.0}
+    assert profile.ranking_weights == {"focus": 4.0}
+    assert 'name="weight_pinned"' not in page  # the engine reads no such weight
     assert b"coder" in signed_in("vera").get("/profiles/").content
+
+
+def test_its_weight_fields_show_the_engines_defaults(people: People, tenant: Tenant) -> None:
+    page = signed_in("otto").get("/profiles/+new/").content.decode()
+    field = re.search(r'<input[^>]*name="weight_relevance"[^>]*>', page)
+    assert field is not None and 'placeholder="0.8"' in field.group(0)
+    assert "(default 0.8)" in page
+
+
+def test_its_model_field_offers_the_model_catalogue(people: People, tenant: Tenant) -> None:
+    page = signed_in("otto").get("/profiles/+new/").content.decode()
+    field = re.search(r'<input[^>]*name="model"[^>]*>', page)
+    assert field is not None and 'list="id_model-models"' in field.group(0)
+    listed = re.search(r'<datalist id="id_model-models">(.*?)</datalist>', page, re.S)
+    assert listed is not None
+    for name in ("gpt-4o", "llama-3.1", "qwen3", "mistral-nemo", "gpt-oss", "claude", "gemini"):
+        assert f'value="{name}"' in listed.group(1)
+    assert "Meta, 131,072 tokens, exact" in listed.group(1)
+    assert "Anthropic, 200,000 tokens, estimated" in listed.group(1)
 
 
 def test_it_shows_every_profile_error_at_once(people: People, tenant: Tenant) -> None:
@@ -123,15 +146,19 @@ def test_it_never_shows_a_profile_of_another_workspace(people: People, other_ten
 
 
 def test_try_it_previews_the_unsaved_values_beside_the_saved_ones_and_saves_nothing(
-    people: People, tenant: Tenant, layer: Layer, coder: AgentProfile, django_assert_max_num_queries: MaxQueries
+    people: People, tenant: Tenant, layer: Layer, coder: AgentProfile, max_statements: MaxQueries
 ) -> None:
     client = signed_in("vera")  # a viewer: trying saves nothing
-    with django_assert_max_num_queries(24):
+    with max_statements(24):
         response = client.post("/profiles/coder/try/", trial(layer))
     assert response.status_code == 200
     result = response.context["trial"]
-    assert [row.excerpt for row in result.added] == [LUNCH]
+    assert [change.row.excerpt for change in result.added] == [LUNCH]
     assert len(result.removed) == 1 and result.diff.kept == 1
+    # Each side says what the other did with its chunk: A had the lunch note as a candidate and left it out.
+    assert result.added[0].other is not None and not result.added[0].other.included
+    assert result.added[0].other_text.startswith("in A: left out: ")
+    assert result.removed[0].other_text.startswith("in B: left out: ")
     assert LUNCH not in [row.excerpt for row in result.a.rows] and result.b.rows[0].excerpt == LUNCH
     assert result.a.result.total_tokens <= BUDGET and result.b.result.total_tokens <= BUDGET
     html = response.content.decode()
@@ -170,17 +197,17 @@ def test_compare_shows_both_answers_and_what_the_other_profile_adds_and_removes(
     layer: Layer,
     coder: AgentProfile,
     planner: AgentProfile,
-    django_assert_max_num_queries: MaxQueries,
+    max_statements: MaxQueries,
 ) -> None:
     client = signed_in("vera")
     # Two assemblies (each: profile, searches, rows, and its record's insert, inline in a test
-    # transaction), two reads of chunk texts, the page's forms and layout: 36 today, not one per chunk.
-    with django_assert_max_num_queries(40):
+    # transaction), two reads of chunk texts, the page's forms and layout, not one per chunk.
+    with max_statements(40):
         response = client.get(compare_url(layer))
     assert response.status_code == 200
     comparison = response.context["comparison"]
     assert (comparison.a.label, comparison.b.label) == ("coder", "planner")
-    assert [row.excerpt for row in comparison.added] == [LUNCH] and len(comparison.removed) == 1
+    assert [change.row.excerpt for change in comparison.added] == [LUNCH] and len(comparison.removed) == 1
     assert comparison.diff.token_difference == comparison.b.result.total_tokens - comparison.a.result.total_tokens
     html = response.content.decode()
     assert "<html" in html and "<strong>B</strong> (planner) against <strong>A</strong> (coder)" in html
@@ -266,10 +293,11 @@ def test_a_new_profile_can_be_tried_against_the_defaults_before_it_exists(
     response = client.post("/profiles/+new/try/", trial(layer, name="planner"))
     assert response.status_code == 200
     result = response.context["trial"]
-    assert result.a.label == "defaults" and result.a.result.token_budget > BUDGET
+    # The defaults at the new profile's own budget: the difference is its settings, not its room.
+    assert result.a.label == "defaults" and result.a.result.token_budget == BUDGET
     assert result.b.rows[0].excerpt == LUNCH and result.b.result.token_budget == BUDGET
-    assert len(result.removed) == 2 and not result.added  # the defaults' budget takes all four
-    assert "against <strong>A</strong> (the defaults)" in response.content.decode()
+    assert abs(result.diff.token_difference) < BUDGET and len(result.removed) == len(result.added) == 1
+    assert "against <strong>A</strong> (the defaults at this budget)" in response.content.decode()
     assert not AgentProfile.objects.exists() and not AssemblyRecord.objects.exists()
     assert client.post("/profiles/+new/try/", trial(layer, name="bad name")).status_code == 422
     assert signed_in("vera").post("/profiles/+new/try/", trial(layer)).status_code == 403
@@ -282,7 +310,11 @@ def test_compare_reads_the_chunk_texts_in_a_fixed_number_of_queries(
     coder: AgentProfile,
     planner: AgentProfile,
     django_assert_max_num_queries: MaxQueries,
+    settings: SettingsWrapper,
 ) -> None:
+    # No deadline: a run that passes it skips searches and reads fewer rows, so a loaded machine made
+    # the first count smaller than the second (a full run at load ~16 failed it).
+    settings.ASSEMBLY_TIMEOUT_MS = 0
     client = signed_in("vera")
     client.get(compare_url(layer))  # warm the per-process layer snapshot
     with CaptureQueriesContext(connection) as tight:

@@ -1,5 +1,5 @@
 """Roles and workspaces walked in Chromium: a viewer reads every page but has no control that changes
-anything, and the server refuses the change when sent anyway; a staff operator of globex sees nothing
+anything, and the server refuses the change when sent anyway; a staff developer of globex sees nothing
 of acme, in the pages (each acme URL is the styled 404, the switcher lists globex only, a switch or a
 change sent to acme is refused) or in the Django admin (reserved to superusers).
 
@@ -20,10 +20,11 @@ from pytest_django.live_server_helper import LiveServer
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.error_patterns.models import ErrorPattern
-from apps.layers.models import Item, Layer, LayerConfig
+from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_create
+from apps.summaries.models import LayerConfig
 from apps.workspaces.models import ApiKey
 from tests.conftest import Tenant
 from tests.web.conftest import People
@@ -152,7 +153,7 @@ def test_a_staff_member_of_globex_sees_and_changes_nothing_of_acme_in_the_pages_
     acme: Acme, people: People, other_tenant: Tenant, live_server: LiveServer, browser: Browser
 ) -> None:
     page = new_page(browser)
-    login(page, live_server.url, people.outsider)  # a staff operator of globex only
+    login(page, live_server.url, people.outsider)  # a staff developer of globex only
     page.goto(f"{live_server.url}/layers/")
     # One workspace: its name stands where the switcher would be, with nothing to switch to.
     expect(page.locator("#workspace-switch")).to_have_count(0)
@@ -197,7 +198,7 @@ def test_a_staff_member_of_globex_sees_and_changes_nothing_of_acme_in_the_pages_
     # The Django admin is for superusers: a staff member gets its login form, never a list or a form.
     for path in (
         "/admin/",
-        f"/admin/layers/layerconfig/{acme.config.pk}/change/",
+        f"/admin/summaries/layerconfig/{acme.config.pk}/change/",
         f"/admin/workspaces/workspace/{acme.workspace.pk}/change/",
         "/admin/profiles/agentprofile/",
     ):

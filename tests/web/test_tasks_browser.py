@@ -166,7 +166,7 @@ def test_the_developer_finds_an_assembly_reads_its_trace_replays_it_and_download
 ) -> None:
     workspace = people.operator.workspace
     page = new_page(browser, accept_downloads=True)
-    login(page, live_server.url, people.operator, next_path="/console/")
+    login(page, live_server.url, people.developer, next_path="/console/")
     page.goto(f"{live_server.url}/console/")
     check_page(page)
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -212,7 +212,7 @@ def test_the_session_page_draws_the_trajectory_and_the_conversation_graph(
     people: People, chat: Conversation, live_server: LiveServer, browser: Browser
 ) -> None:
     page = new_page(browser)
-    login(page, live_server.url, people.operator, next_path="/sessions/")
+    login(page, live_server.url, people.developer, next_path="/sessions/")
     page.goto(f"{live_server.url}/sessions/")
     check_page(page)
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -220,9 +220,10 @@ def test_the_session_page_draws_the_trajectory_and_the_conversation_graph(
 
     expect(page.locator("svg.timeline a.bar-link")).to_have_count(3)
     expect(page.locator("#turns tbody tr")).to_have_count(3)
-    expect(page.locator("svg.conversation-graph circle.res-full").first).to_be_visible()
-    assert page.locator("svg.conversation-graph circle.res-hidden").count() > 0
-    assert page.locator("svg.conversation-graph path.edge").count() == len(chat.ids)
+    expect(page.locator("svg.conversation-graph rect.run-full").last).to_be_visible()  # the newest turns
+    assert page.locator("svg.conversation-graph rect.run-hidden").count() > 0
+    assert page.locator("svg.conversation-graph path.edge").count() == 1  # the fork
+    assert page.locator("svg.conversation-graph line.lane").count() == 2  # the main line and the fork's
     expect(page.locator("#graph")).to_contain_text("task T-7")
     page.set_viewport_size({"width": 1440, "height": 1400})
     page.locator("#turns").scroll_into_view_if_needed()
@@ -232,5 +233,7 @@ def test_the_session_page_draws_the_trajectory_and_the_conversation_graph(
     page.set_viewport_size({"width": 1440, "height": 900})
     page.select_option("#graph-preset", "context_rich")  # submits itself
     expect(page).to_have_url(re.compile(r"preset=context_rich"))
-    page.locator("svg.timeline a.bar-link").first.click()  # a point leads to its trace
+    page.locator("svg.timeline a.bar-link").first.click()  # a bar opens what was in context then
+    expect(page.locator("#turn-context h2")).to_have_text("In context at turn 1")
+    page.locator("#turn-context").get_by_role("link", name="trace").click()  # and leads to its trace
     expect(page.locator("h1")).to_contain_text("Trace")

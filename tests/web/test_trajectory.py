@@ -79,8 +79,21 @@ def test_it_reads_a_long_trajectory_in_a_fixed_number_of_queries(
 ) -> None:
     for budget in (200, 400, 600, 800, 1000, 1200):
         assemble(tenant, chat, query="payment queue retries", token_budget=budget)
-    with django_assert_max_num_queries(4):  # type: ignore[operator]
+    with django_assert_max_num_queries(5):  # type: ignore[operator]
         assert len(session_trajectory(layer=chat.layer).turns) == 6
+
+
+def test_a_window_reads_its_own_turns_and_compares_its_first_with_the_turn_before(
+    tenant: Tenant, chat: Conversation
+) -> None:
+    ids = [assemble(tenant, chat, query="payment queue retries", token_budget=budget) for budget in (200, 900, 400)]
+    whole = session_trajectory(layer=chat.layer)
+    window = session_trajectory(layer=chat.layer, end=2, span=1, label_included=True)
+    assert (window.total, window.start, window.end) == (3, 1, 2)
+    assert [turn.trace_id for turn in window.turns] == [ids[1]]
+    assert window.turns[0] == whole.turns[1]  # entered and left as in the whole trajectory
+    assert window.overview == [(turn.tokens_used, turn.token_budget) for turn in whole.turns]
+    assert all(key in window.labels for key in window.turns[0].included)
 
 
 def test_the_sessions_list_counts_the_same_assemblies_as_each_sessions_page(
@@ -142,3 +155,24 @@ def test_a_partial_turn_is_marked_on_the_sessions_page(tenant: Tenant, chat: Con
     client.force_login(user)  # type: ignore[attr-defined]
     html = client.get(f"/sessions/{chat.layer.pk}/").content.decode()  # type: ignore[attr-defined]
     assert html.count('<span class="badge warn">partial</span>') == 1
+
+
+def test_an_htmx_request_gets_the_region_it_targets_alone(tenant: Tenant, chat: Conversation, client: object) -> None:
+    from django.contrib.auth import get_user_model
+
+    from apps.workspaces.models import Membership, Role
+
+    assemble(tenant, chat, query="payment queue retries", token_budget=300)
+    user = get_user_model().objects.create_user(username="pat", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    client.force_login(user)  # type: ignore[attr-defined]
+    url = f"/sessions/{chat.layer.pk}/"
+    for target, absent in (("messages", 'id="trajectory"'), ("turn-context", 'id="messages"')):
+        html = client.get(  # type: ignore[attr-defined]
+            f"{url}?q=retry&turn=1", HTTP_HX_REQUEST="true", HTTP_HX_TARGET=target
+        ).content.decode()
+        assert html.lstrip().startswith(f'<section id="{target}"') and absent not in html
+    opened = client.get(f"{url}?turn=1", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="turn-context")  # type: ignore[attr-defined]
+    assert "In context at turn 1" in opened.content.decode()
+    page = client.get(f"{url}?turn=1").content.decode()  # type: ignore[attr-defined]
+    assert page.count("<section") == 5 and "In context at turn 1" in page

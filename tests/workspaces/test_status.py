@@ -25,6 +25,7 @@ def test_the_status_has_every_field_in_order(tenant: Tenant) -> None:
         "items_pending_embedding",
         "embedding_items_per_s",
         "embedding_eta_seconds",
+        "embedding_model_change",
         "background",
         "providers",
     ]

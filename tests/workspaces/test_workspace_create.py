@@ -6,11 +6,13 @@ import importlib
 from typing import Any
 
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 
 from apps.core.errors import Conflict, InvalidInput
-from apps.layers.models import Layer, LayerConfig
+from apps.layers.models import Layer
+from apps.summaries.models import LayerConfig
 from apps.workspaces.models import Membership, Role, Workspace
 from apps.workspaces.services import workspace_create, workspace_errors
 from apps.workspaces.signals import workspace_created
@@ -57,8 +59,9 @@ def test_it_gives_a_workspace_made_before_the_hook_its_company_layer() -> None:
     """The data migration repairs the dead end: a workspace saved without one could never get one."""
     rootless = Workspace.objects.create(slug="legacy", name="Legacy")
     workspace_create(slug="fine")
-    migration = importlib.import_module("apps.layers.migrations.0007_company_layer_for_every_workspace")
-    migration.forwards(apps, None)
+    name = "0007_company_layer_for_every_workspace"
+    migration = importlib.import_module(f"apps.layers.migrations.{name}")
+    migration.forwards(MigrationLoader(connection).project_state(("layers", name)).apps, None)  # the models then
     assert Layer.objects.filter(workspace=rootless, kind="company").count() == 1
     assert LayerConfig.objects.filter(layer__workspace=rootless).count() == 1
     assert Layer.objects.filter(workspace__slug="fine", kind="company").count() == 1  # untouched

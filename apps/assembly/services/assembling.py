@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,18 +17,24 @@ from django.utils import timezone
 
 from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.deadline import Deadline
-from apps.assembly.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
-from apps.assembly.engine.rank import fused_relevance
+from apps.assembly.degraded import Degraded, degraded, skipped_candidates
 from apps.assembly.params import ContextParams
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
-from apps.assembly.sources import SourceRequest, apply_stand_ins
+from apps.assembly.sources import SourceRequest
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.isolation import isolated
+from apps.core.tokenizer.estimates import scaled
+from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
+from apps.engine.policy import admitted
+from apps.engine.rank import fused_relevance
+from apps.engine.types import Reason
+from apps.layers.embedding_space import reembedding_note
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
-from apps.layers.selectors import LayerTree, layer_scope
+from apps.layers.selectors import LayerTree, item_get, layer_scope
 from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
 from apps.profiles.services import ProfileInput
@@ -74,7 +80,7 @@ def assemble_outcome(
         if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
             raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
         tree = layers.tree
-        window_layers = _conversation(layers, params, r.layer)
+        window_layers = _conversation(workspace, layers, params, r.layer)
     warnings = r.warnings
     timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
     deadline = Deadline(limit_ms=timeout or None, started=started, cancelled=cancelled)
@@ -96,7 +102,7 @@ def assemble_outcome(
 
 def _result_warnings(outcome: Outcome) -> None:
     ranked, result, warnings = outcome.ranked, outcome.result, outcome.warnings
-    stale = {(s.candidate.source, s.candidate.id) for s in ranked if s.candidate.metadata.get("stale")}
+    stale = {(s.candidate.source, s.candidate.id) for s in ranked if s.candidate.stale}
     if result is not None and stale:
         names = sorted({c.layer_name for c in result.chunks if (c.source, c.id) in stale})
         if names:
@@ -123,6 +129,8 @@ def _query_vector(params: ContextParams, outcome: Outcome, deadline: Deadline) -
     if not vector_available():
         outcome.warnings.append("vector search is unavailable on this database; results come from keyword search only")
         return None
+    if embeddings.query_clipped(params.query):
+        outcome.warnings.append(embeddings.QUERY_CLIPPED)
     if deadline.expired():
         deadline.skip("query embedding")
         return None
@@ -163,8 +171,14 @@ class _PendingVector:
         return vector
 
 
-def _conversation(layers: LayerSnapshot, params: ContextParams, layer: Layer) -> tuple[int, ...]:
+def _conversation(workspace: Workspace, layers: LayerSnapshot, params: ContextParams, layer: Layer) -> tuple[int, ...]:
     """The layers whose messages form the conversation window (seed 002 distances count from its newest turn)."""
+    if params.message_id is not None:  # compile from a message: its conversation, unless one is named
+        message = item_get(workspace=workspace, item_id=params.message_id)
+        if message.kind != "message":
+            raise NotFound(f"message {params.message_id} not found", code="item_not_found")
+        if not params.conversation_id and layer.kind != LayerKind.SESSION:
+            return (message.layer_id,)
     if params.conversation_id:
         found = layers.by_external_id(params.conversation_id, kinds=(LayerKind.SESSION, LayerKind.MULTI_SESSION))
         if not found:
@@ -176,18 +190,40 @@ def _conversation(layers: LayerSnapshot, params: ContextParams, layer: Layer) ->
     return ()
 
 
-def pack(ranked: list[Scored], r: Resolved, budget: int) -> Assembled:
-    """The engine's packing of `ranked` at `budget`, counted in the request's tokenizer."""
-    return assemble(
+def _counter(r: Resolved) -> Callable[[str], int]:
+    """Exact counts in the model's encoding; an estimated model's scaled by its calibrated ratio."""
+    encoding, estimate = r.tokenizer.encoding, r.estimate
+    if estimate.ratio == 1.0:
+        return lambda text: tokenizer.count_tokens(text, encoding)
+    return lambda text: scaled(tokenizer.count_tokens(text, encoding), estimate)
+
+
+# However late a request is, packing gets this long (a normal one takes a few ms): a late request
+# still answers with what was gathered, and only a pathological one (a huge template) is cut.
+PACK_FLOOR_MS = 100
+
+
+def pack(ranked: list[Scored], r: Resolved, budget: int, deadline: Deadline | None = None) -> Assembled:
+    """The engine's packing of `ranked` at `budget`, counted in the request's tokenizer; with a
+    deadline, the candidates not reached by then are left out (named in `deadline.skipped`)."""
+    left = None if deadline is None else deadline.remaining_ms()
+    end = None if left is None else time.perf_counter() + max(left, PACK_FLOOR_MS) / 1000
+    result = assemble(
         ranked,
         budget=budget,
         fmt=r.fmt,
-        count=lambda text: tokenizer.count_tokens(text, r.tokenizer.encoding),
+        count=_counter(r),
         zone=r.zone,
         resolution=r.resolution,
         limits={"package": r.package_limit},
         template=r.template,
+        stop=None if end is None else lambda: time.perf_counter() > end,
     )
+    if deadline is not None and end is not None and time.perf_counter() > end:  # it may have stopped
+        late = sum(1 for e in result.trace if e.reason == "deadline")
+        if late:
+            deadline.skip(f"the packing of {late} candidates")
+    return result
 
 
 def _threads(tree: LayerTree, layer_ids: set[int]) -> dict[int, int]:
@@ -216,6 +252,8 @@ def _gather_and_pack(
     deadline.check("embedding")
     with timings.stage("embedding"):
         query_vector = _query_vector(params, outcome, deadline)
+    if query_vector is not None and (note := reembedding_note(workspace_id=workspace.pk)):
+        warnings.append(note)
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
     candidates, extra_trace = _candidates(
@@ -232,12 +270,18 @@ def _gather_and_pack(
         threads=_threads(tree, {c.layer_id for c in candidates}),
     )
     deadline.check("ranking")
+    unranked: list[Candidate] = []
     with timings.stage("ranking"):
-        outcome.ranked = rank(candidates, context=context, scorer=r.scorer)
+        outcome.ranked = rank(candidates, context=context, scorer=r.scorer, failed=unranked)
     deadline.check("packing")
     with timings.stage("packing"):
-        outcome.result = pack(outcome.ranked, r, r.budget)
+        outcome.result = pack(outcome.ranked, r, r.budget, deadline)
+    extra_trace += [_filtered(c, reason="failed") for c in unranked]
     outcome.extra_trace = extra_trace
+    failed = [f"{c.source} {c.id}" for c in unranked]
+    failed += [f"{source} {id_}" for source, id_ in outcome.result.failed]
+    if failed:
+        warnings.append(skipped_candidates(failed))
 
 
 def _candidates(
@@ -255,45 +299,69 @@ def _candidates(
     names = {k: v[2] for k, v in tree.items()}
     filters = ItemFilters(
         workspace_id=workspace.pk,
-        layer_ids=(*own, *descendants, *ancestors),
+        layer_ids=_searched_layers(tree, (*own, *descendants, *ancestors), window_layers, params),
         kinds=tuple(params.kinds),
         types=r.types,
         since=params.since,
         until=params.until,
         min_confidence=params.min_confidence,
-        group_id=params.group_id,
-    )
+    )  # no group_id: the group ranks packages (same-group match, seed 001 FR-002), it filters nothing
+    # The conversation window holds turns only: a kinds or types filter that turns fail leaves it out.
+    admits_turns = (not params.kinds or "message" in params.kinds) and not r.types
     found = retrieve(
         filters=filters,
         layer_names=names,
         query=params.query,
         query_vector=query_vector,
         limit=settings.RETRIEVAL_CANDIDATES,
-        window_layer_ids=window_layers,
+        window_layer_ids=window_layers if admits_turns else (),
         window_size=r.resolution.title_distance + 1,
         deadline=deadline,
         timings=timings,
         neighbour_seeds=neighbour_seed_rank(r.budget),
+        window_start=params.message_id,
     )
     warnings.extend(found.warnings)
+    skipped = found.skipped
     candidates = found.candidates
-    extra_trace: list[TraceEntry] = []
+    extra_trace: list[TraceEntry] = [_filtered(c, reason="other_branch") for c in found.off_branch]
     if window_layers and params.conversation_id:  # messages outside the named conversation are filtered
         window = set(window_layers)
         kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
-        extra_trace = [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
+        extra_trace += [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
         candidates = kept
     if params.expand_related and deadline.expired():
         deadline.skip("related items")
     elif params.expand_related:
         seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
-        candidates += related_items(seeds=seeds, filters=filters, layer_names=names, depth=params.expand_related)
+        related, error = isolated(
+            lambda: related_items(
+                seeds=seeds,
+                filters=filters,
+                layer_names=names,
+                depth=params.expand_related,
+                skipped=skipped,
+                deadline=deadline,
+            ),
+            what="related items",
+        )
+        candidates += related or []
+        if error is not None:
+            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "related items could not be read"))
     if (not params.kinds or "summary" in params.kinds) and deadline.expired():
         deadline.skip("layer summaries")
     elif not params.kinds or "summary" in params.kinds:
-        candidates += layer_summaries(
-            workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names, user=params.user
+        summaries, error = isolated(
+            lambda: layer_summaries(
+                workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names, user=params.user
+            ),
+            what="layer summaries",
         )
+        candidates += summaries or []
+        if error is not None:
+            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"))
+    if skipped:
+        warnings.append(skipped_candidates(skipped))
     # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
     # a failing agent (FR-006) matter most exactly when it is failing; a slow first request must not drop them.
     deadline.check("candidate sources")  # but not past a cancel
@@ -310,13 +378,51 @@ def _candidates(
             summary_distance=r.resolution.summary_distance,
         )
     )
-    candidates, stood_in = apply_stand_ins(candidates + hints)  # communities replace far-away members
-    extra_trace += [_filtered(c, reason="in_community") for c in stood_in]
+    candidates = candidates + hints
+    if not params.include_superseded:  # a newer item replaces them: out, saying which (engine Reason)
+        extra_trace += [_superseded(c) for c in candidates if c.superseded_by is not None]
+        candidates = [c for c in candidates if c.superseded_by is None]
+    if params.exclude:  # what the caller's prompt carries already is not sent twice
+        carried = frozenset(params.exclude)
+        extra_trace += [_filtered(c, reason=Reason.IN_PROMPT) for c in candidates if f"{c.source}:{c.id}" in carried]
+        candidates = [c for c in candidates if f"{c.source}:{c.id}" not in carried]
+    if params.kinds or r.types:  # every source honours the filters (seed 004 property 8), not only the searches
+        kinds = tuple(params.kinds)
+        passed = [admitted(c, kinds=kinds, types=r.types) for c in candidates]
+        extra_trace += [_filtered(c, reason="kind_filter") for c, ok in zip(candidates, passed, strict=True) if not ok]
+        candidates = [c for c, ok in zip(candidates, passed, strict=True) if ok]
+    # A community stands in for its far-away members only once it is in the context: the packer
+    # leaves out a member ranked after it ("in_community"), never one whose community was left out.
     warnings.extend(source_warnings)
     wants_packages = tuple(params.kinds) == ("package",) or bool(r.agent_type) or bool(params.group_id)
     if wants_packages and not any(c.kind == "package" for c in candidates):
         warnings.append("No context packages found")
+    elif params.group_id and not any(c.kind == "package" and c.group_id in ("", params.group_id) for c in candidates):
+        warnings.append(f"No context packages found for group {params.group_id}")
     return candidates, extra_trace
+
+
+def _searched_layers(
+    tree: LayerTree, scope: tuple[int, ...], window_layers: tuple[int, ...], params: ContextParams
+) -> tuple[int, ...]:
+    """The layers whose items may be candidates: the request's scope, and with a `conversation_id`
+    (seed 003 R6.4) only that conversation's sessions: the other sessions' and conversations' items
+    (turns and memories alike) are left out, the shared layers above them (project, company) kept."""
+    if not params.conversation_id:
+        return scope
+    named = set(window_layers)
+    for layer_id in window_layers:  # the conversation's own multi-session parent holds its shared items
+        parent = tree[layer_id][0] if layer_id in tree else None
+        while parent is not None and parent in tree:
+            named.add(parent)
+            parent = tree[parent][0]
+    conversations = (LayerKind.SESSION, LayerKind.MULTI_SESSION)
+    kept = tuple(i for i in scope if i in named or i not in tree or tree[i][1] not in conversations)
+    return kept + tuple(i for i in window_layers if i not in set(kept))
+
+
+def _superseded(c: Candidate) -> TraceEntry:
+    return replace(_filtered(c, reason=Reason.SUPERSEDED), superseded_by=c.superseded_by)
 
 
 def _filtered(c: Candidate, reason: str = "filtered") -> TraceEntry:

@@ -50,7 +50,17 @@ def cache_key(*, workspace_id: int, params: ContextParams) -> str:
     digest = hashlib.sha256(f"{workspace_id}\x00{content_version(workspace_id)}\x00{plain}\x00".encode())
     if params.query_vector is not None:
         digest.update(np.asarray(params.query_vector, dtype=np.float32).tobytes())
-    return "ctx:" + digest.hexdigest()
+    return f"{cache_prefix(workspace_id)}{digest.hexdigest()}"
+
+
+def cache_prefix(workspace_id: int) -> str:
+    """What every cached context of the workspace's keys starts with (an erasure drops them all)."""
+    return f"ctx:{workspace_id}:"
+
+
+def cached_drop(*, workspace_id: int) -> int:
+    """Delete the workspace's cached contexts (under any content version); how many were found."""
+    return cache.delete_prefix(cache_prefix(workspace_id))
 
 
 def cached_get(key: str) -> CachedContext | None:

@@ -10,25 +10,31 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from apps.assembly.deadline import AssemblyCancelled
+from opentelemetry.trace import Span
+
+from apps.assembly.models import RecordOrigin
 from apps.assembly.params import ContextParams, params_to_json
 from apps.assembly.results import ContextResult
 from apps.assembly.scope import scope_of
 from apps.assembly.services.assembling import Outcome, assemble_outcome
 from apps.assembly.services.cache import CachedContext, cache_key, cached_get, cached_put
+from apps.assembly.services.cancel import assemble_or_cancel
 from apps.assembly.services.record import record_assembled, record_cache_hit
+from apps.assembly.spans import assembly_annotate, assembly_started
 from apps.conversations.access import note_served
-from apps.core import background
-from apps.metrics.registry import ASSEMBLIES_CANCELLED, ASSEMBLY_CACHE
+from apps.core import background, telemetry
+from apps.core.versions import pinned_reads
+from apps.metrics.registry import ASSEMBLY_CACHE
 from apps.workspaces.models import ApiKey, Workspace
 
 # Deadline warm-ups are dropped when this many background tasks already wait (overload).
 WARM_QUEUE_LIMIT = 8
 
 
+@pinned_reads  # the cache key, the layer snapshot and the hint source share one read of the version
 def context_assemble(
     *,
     workspace: Workspace,
@@ -36,15 +42,33 @@ def context_assemble(
     api_key: ApiKey | None = None,
     started: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    origin: str = RecordOrigin.AGENT,
 ) -> ContextResult:
     """Assemble the context for `params` within `workspace`.
 
     `started` (time.perf_counter) is when the request arrived; the deadline counts from it.
     `cancelled` (e.g. a threading.Event's `is_set`) is asked at every stage boundary: once true, the
-    assembly stops there and raises AssemblyCancelled, with nothing recorded, cached or warmed.
+    assembly stops there and raises AssemblyCancelled, with nothing recorded, cached or warmed
+    (services/cancel.py). A cache hit answers at once, without asking.
     Invariant: `total_tokens` is the exact token count of `context` in the model's tokenizer and
     never exceeds `token_budget`.
     """
+    if not telemetry.tracing():
+        return _assemble(workspace, params, api_key, started, cancelled, span=None, origin=origin)
+    name, attributes = assembly_started(workspace=workspace, params=params, origin=origin)
+    with telemetry.operation(name, attributes) as span:
+        return _assemble(workspace, params, api_key, started, cancelled, span=span, origin=origin)
+
+
+def _assemble(
+    workspace: Workspace,
+    params: ContextParams,
+    api_key: ApiKey | None,
+    started: float | None,
+    cancelled: Callable[[], bool] | None,
+    span: Span | None,
+    origin: str = RecordOrigin.AGENT,
+) -> ContextResult:
     started = time.perf_counter() if started is None else started
     params = redacted(workspace, params)
     key = cache_key(workspace_id=workspace.pk, params=params)
@@ -53,26 +77,26 @@ def context_assemble(
         ASSEMBLY_CACHE.labels(result="hit").inc()
         elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
         result = replace(cached.result, cached=True, partial=False, elapsed_ms=elapsed_ms)
-        record_cache_hit(workspace=workspace, params=params, cached=cached, elapsed_ms=elapsed_ms, api_key=api_key)
+        record_cache_hit(
+            workspace=workspace, params=params, cached=cached, elapsed_ms=elapsed_ms, api_key=api_key, origin=origin
+        )
         _bookkeeping(workspace, cached.layer_id, params.agent_type, params.group_id, result)
+        if span is not None:
+            assembly_annotate(span, workspace=workspace, params=params, result=result, layer_id=cached.layer_id)
         return result
     ASSEMBLY_CACHE.labels(result="miss").inc()
-    try:
-        outcome = assemble_outcome(workspace=workspace, params=params, started=started, cancelled=cancelled)
-        if cancelled is not None and cancelled():
-            raise AssemblyCancelled("record")  # assembled, but nobody waits for it: leave no trace
-    except AssemblyCancelled as exc:
-        note_cancelled(workspace, exc)
-        raise
+    outcome = assemble_or_cancel(workspace=workspace, params=params, started=started, cancelled=cancelled)
     result = result_of(outcome)
-    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key)
+    record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key, origin=origin)
     _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)
+    if span is not None:
+        annotated(span, workspace=workspace, params=params, outcome=outcome, result=result)
     if outcome.partial and 0 <= background.queue_depth() < WARM_QUEUE_LIMIT:
         # Finish in the background; the full context then answers from the cache. Under overload
         # (a long queue) the warm-up is dropped rather than doubling the database's work.
         from apps.assembly.tasks import warm_context
 
-        background.enqueue(warm_context, workspace.pk, params_to_json(params))
+        background.enqueue(warm_context, workspace.pk, params_to_json(params), telemetry.carried())
     else:
         cached_put(
             key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
@@ -80,26 +104,45 @@ def context_assemble(
     return result
 
 
-def note_cancelled(workspace: Workspace, exc: AssemblyCancelled) -> None:
-    """Count and log an assembly its caller cancelled (it leaves nothing else behind)."""
-    ASSEMBLIES_CANCELLED.labels(stage=exc.stage).inc()
-    logging.getLogger(__name__).info("workspace %s: %s", workspace.pk, exc)
-
-
-def context_warm(*, workspace_id: int, params: ContextParams) -> None:
-    """Assemble without a deadline and cache the result under the original request's key."""
+def context_warm(*, workspace_id: int, params: ContextParams, trace: Mapping[str, str] | None = None) -> None:
+    """Assemble without a deadline and cache the result under the original request's key. `trace`:
+    the request's trace context (telemetry.carried()); the warm-up's span is a child of its span."""
     workspace = Workspace.objects.get(pk=workspace_id)
-    key = cache_key(workspace_id=workspace_id, params=params)
+    if not telemetry.tracing():
+        _warm(workspace, params, span=None)
+        return
+    with telemetry.continued(trace or {}):
+        name, attributes = assembly_started(workspace=workspace, params=params, run="warm_up")
+        with telemetry.operation(name, attributes) as span:
+            _warm(workspace, params, span=span)
+
+
+def _warm(workspace: Workspace, params: ContextParams, span: Span | None) -> None:
+    key = cache_key(workspace_id=workspace.pk, params=params)
     outcome = assemble_outcome(workspace=workspace, params=replace(params, timeout_ms=0))
     result = result_of(outcome)
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=None)
+    if span is not None:
+        annotated(span, workspace=workspace, params=params, outcome=outcome, result=result)
     cached_put(
         key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
     )
 
 
-def _entry(params: ContextParams, outcome: Outcome, result: ContextResult) -> CachedContext:
-    return CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
+def annotated(
+    span: Span, *, workspace: Workspace, params: ContextParams, outcome: Outcome, result: ContextResult
+) -> None:
+    """An assembly's figures and best-ranked decisions on its span."""
+    decisions = [*(outcome.result.trace if outcome.result else ()), *outcome.extra_trace]
+    assembly_annotate(
+        span,
+        workspace=workspace,
+        params=params,
+        result=result,
+        layer_id=outcome.resolved.layer.pk,
+        decisions=decisions,
+        candidates=len(outcome.ranked),
+    )
 
 
 def result_of(outcome: Outcome) -> ContextResult:

@@ -10,17 +10,19 @@ import random
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
 
-from apps.assembly.engine.types import Chunk
+from apps.assembly.models import RecordOrigin
 from apps.assembly.params import ContextParams
 from apps.assembly.results import ContextResult
 from apps.assembly.scope import cached_record_fields, record_fields
 from apps.assembly.services.assembling import Outcome
 from apps.assembly.services.cache import CachedContext
 from apps.assembly.services.record_writer import WRITER
+from apps.engine.types import Chunk
 from apps.metrics.registry import ASSEMBLY_LATENCY, ASSEMBLY_LAYERS, ASSEMBLY_TOKENS
 from apps.workspaces.models import ApiKey, Workspace
 
@@ -47,7 +49,13 @@ def _redact_query(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def record_assembled(
-    *, workspace: Workspace, params: ContextParams, outcome: Outcome, result: ContextResult, api_key: ApiKey | None
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    outcome: Outcome,
+    result: ContextResult,
+    api_key: ApiKey | None,
+    origin: str = RecordOrigin.AGENT,
 ) -> None:
     """The record of a freshly assembled `result` (queued for the writer; trace kept for a sample)."""
     started = time.perf_counter()
@@ -59,6 +67,7 @@ def record_assembled(
         "trace_id": uuid.UUID(result.trace_id),
         "layer": r.layer,
         "api_key": api_key,
+        "origin": origin,
         "request": {
             "layer": r.layer.pk,
             "query": params.query,  # redacted by the writer (_redact_query), off the request thread
@@ -68,13 +77,16 @@ def record_assembled(
             "profile": params.profile,
             "format": r.fmt,
             "kinds": list(params.kinds),
+            "exclude": list(params.exclude),
             "types": list(r.types),
             "zone": r.zone,
             "ranking": r.scorer_name,
+            "weights": asdict(r.weights),  # the score's weights as resolved (profile over defaults)
             "agent_type": r.agent_type,
             "group_id": params.group_id,
             "conversation_id": params.conversation_id,
             "expand_related": params.expand_related,
+            "include_superseded": params.include_superseded,
             "template": r.template.name if r.template else None,
         },
         "model": r.model,
@@ -94,6 +106,7 @@ def record_assembled(
         "chunk_tokens": chunk_tokens(result.chunks),
         "sampled": sampled,
         "trace": [entry.as_dict() for entry in trace] if sampled else [],
+        "context": result.context if sampled else "",
         **record_fields(params=params, resolved=r, chunks=result.chunks),
     }
     outcome.timings.add("record", (time.perf_counter() - started) * 1000)
@@ -105,7 +118,13 @@ def record_assembled(
 
 
 def record_cache_hit(
-    *, workspace: Workspace, params: ContextParams, cached: CachedContext, elapsed_ms: float, api_key: ApiKey | None
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    cached: CachedContext,
+    elapsed_ms: float,
+    api_key: ApiKey | None,
+    origin: str = RecordOrigin.AGENT,
 ) -> None:
     """The record of an answer served from the assembly cache (its trace is the original's)."""
     result = cached.result
@@ -113,6 +132,7 @@ def record_cache_hit(
         workspace=workspace,
         layer_id=cached.layer_id,
         api_key=api_key,
+        origin=origin,
         request={"cached_from": result.trace_id, "query": params.query},
         model=result.model,
         encoding=result.encoding,

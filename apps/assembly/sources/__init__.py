@@ -14,7 +14,7 @@ from typing import Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from apps.assembly.engine import Candidate
+from apps.engine import Candidate
 
 
 @dataclass(frozen=True)
@@ -41,21 +41,3 @@ class CandidateSource(Protocol):
 @functools.cache
 def configured_sources() -> tuple[CandidateSource, ...]:
     return tuple(import_string(path)() for path in settings.CONTEXT_SOURCES)
-
-
-def apply_stand_ins(candidates: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
-    """Drop conversation-window messages that a source's candidate stands in for.
-
-    A source (e.g. community summaries) lists member ids in `metadata["stands_in_for"]`; those
-    members leave the candidates unless a search found them (a hit has no window distance).
-    Returns (kept, replaced).
-    """
-    replaced_ids = {int(i) for c in candidates for i in c.metadata.get("stands_in_for", ())}
-    if not replaced_ids:
-        return candidates, []
-    kept: list[Candidate] = []
-    replaced: list[Candidate] = []
-    for c in candidates:
-        stood_in = c.source == "item" and c.distance is not None and c.id in replaced_ids
-        (replaced if stood_in else kept).append(c)
-    return kept, replaced

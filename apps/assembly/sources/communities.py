@@ -1,8 +1,8 @@
 """Communities as a context candidate source (settings.CONTEXT_SOURCES).
 
 A community stands in for its members that are beyond the summary distance of the conversation
-window: its candidate carries their ids in `metadata["stands_in_for"]`, and the assembly service
-drops those members' window candidates (apps/assembly/sources.py `apply_stand_ins`). Members
+window: its candidate carries their ids in `stands_in_for`, and the packer leaves out those
+members' window candidates ranked after it once it is in the context (engine/pack.py). Members
 that are pinned or important (decisions, user-marked) keep their own place. Three small queries,
 only when the request has a conversation window; no embedding, no model.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from apps.assembly.engine import Candidate
-from apps.assembly.engine.candidates import community_candidate
 from apps.assembly.sources import SourceRequest
 from apps.conversations.importance import DECISION_IMPORTANCE
 from apps.conversations.models import Community, CommunityMember
+from apps.engine import Candidate
+from apps.engine.candidates import community_candidate
 from apps.layers.models import Item, ItemKind
 
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
@@ -76,11 +76,9 @@ class CommunitySource:
                     c,
                     layer_name=request.layer_name if c.layer_id == request.layer_id else "conversation",
                     importance=0.7,
-                    metadata={
-                        "community": c.key,
-                        "stands_in_for": sorted(stands_in[c.pk]),
-                        "inherited_relevance": relevance,
-                    },
+                    metadata={"community": c.key},
+                    stands_in_for=tuple(sorted(stands_in[c.pk])),
+                    inherited_relevance=relevance,
                 )
             )
         return out

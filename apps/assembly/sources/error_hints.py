@@ -14,9 +14,9 @@ from collections import OrderedDict
 
 from django.conf import settings
 
-from apps.assembly.engine import Candidate
 from apps.assembly.sources import SourceRequest
 from apps.core.versions import content_version
+from apps.engine import Candidate
 from apps.error_patterns.selectors import last_failed_error, patterns_match
 from apps.error_patterns.signature import error_signature
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.assembly.context_diff import context_diff
-from apps.assembly.models import AssemblyRecord
+from apps.assembly.models import AssemblyRecord, RecordOrigin
 from apps.assembly.params import ContextParams
+from apps.assembly.selectors import assembly_record_get
 from apps.assembly.services import context_preview
 from apps.core.errors import InvalidInput
 from apps.web.selectors.candidates import CandidateRow, included_rows
@@ -75,6 +76,8 @@ def replay_params(*, request: dict[str, Any], layer_id: int | None) -> tuple[Con
         ranking=request.get("ranking") or None,
         template=request.get("template") or None,
         expand_related=int(request.get("expand_related") or 0),
+        include_superseded=bool(request.get("include_superseded")),
+        exclude=tuple(str(key) for key in request.get("exclude") or ()),  # what a proxied prompt carried
     )
     return params, notes
 
@@ -87,13 +90,13 @@ def record_replay(*, record: AssemblyRecord) -> ReplayDiff:
     original = record
     request = record.request if isinstance(record.request, dict) else {}
     if request.get("cached_from"):
-        found = AssemblyRecord.objects.filter(workspace_id=record.workspace_id, trace_id=request["cached_from"]).first()
+        found = assembly_record_get(workspace_id=record.workspace_id, trace_id=request["cached_from"])
         if found is None:
             raise InvalidInput("the answer this cache hit came from is no longer recorded", code="trace_not_found")
         original = found
         request = original.request if isinstance(original.request, dict) else {}
     params, notes = replay_params(request=request, layer_id=original.layer_id)
-    preview = context_preview(workspace=original.workspace, params=params)
+    preview = context_preview(workspace=original.workspace, params=params, what_if=(), origin=RecordOrigin.PAGE)
     result, trace = preview.result, [entry.as_dict() for entry in preview.trace]
     compared = bool(original.trace) or original.items_included == 0
     if not compared:

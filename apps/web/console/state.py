@@ -11,49 +11,53 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q
 from django.utils import timezone
 
-from apps.assembly.models import AssemblyRecord
-from apps.conversations.models import Community, GraphState
+from apps.assembly.selectors import records_count
+from apps.conversations.selectors import communities_list, graph_state_get
 from apps.core import background
-from apps.core.models import PeriodicRun
+from apps.core.periodic_runs import periodic_runs_by_task
 from apps.core.versions import content_version_peek
-from apps.layers.models import Item, Layer, LayerConfig
+from apps.layers.models import Layer
+from apps.layers.selectors import layer_item_counts, layers_with_item_counts
 from apps.summaries import caching as summary_cache
-from apps.summaries.config import config_of
-from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
+from apps.summaries.config import config_of, config_stored, configs_of
+from apps.summaries.selectors import provider_health_get, summaries_of_layer, summary_figures, usage_get
 from apps.summaries.triggers import trigger_reason
 from apps.workspaces.models import Workspace
 from apps.workspaces.selectors import workspace_status
 
 
-def _schedule() -> list[dict[str, Any]]:
-    """The periodic schedule with each task's last run (PeriodicRun), in schedule order."""
-    runs = {run.task: run for run in PeriodicRun.objects.all()}
+def _schedule(*, installation: bool) -> list[dict[str, Any]]:
+    """The periodic schedule with each task's last run (PeriodicRun), in schedule order.
+
+    The tasks sweep every workspace, so a last error may quote another workspace's rows: it is given
+    only with `installation` (a superuser's dump); a workspace's dump says whether the run failed.
+    """
+    runs = periodic_runs_by_task()
     out = []
     for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
         run = runs.get(str(entry["task"]))
-        out.append(
-            {
-                "name": name,
-                "task": entry["task"],
-                "every_seconds": entry["schedule"]
-                if isinstance(entry["schedule"], int | float)
-                else str(entry["schedule"]),
-                "runs": run.runs if run else 0,
-                "failures": run.failures if run else 0,
-                "last_started_at": run.last_started_at if run else None,
-                "last_finished_at": run.last_finished_at if run else None,
-                "last_ok": run.last_ok if run else None,
-                "last_error": run.last_error if run else "",
-            }
-        )
+        row: dict[str, Any] = {
+            "name": name,
+            "task": entry["task"],
+            "every_seconds": entry["schedule"]
+            if isinstance(entry["schedule"], int | float)
+            else str(entry["schedule"]),
+            "runs": run.runs if run else 0,
+            "failures": run.failures if run else 0,
+            "last_started_at": run.last_started_at if run else None,
+            "last_finished_at": run.last_finished_at if run else None,
+            "last_ok": run.last_ok if run else None,
+        }
+        if installation:
+            row["last_error"] = run.last_error if run else ""
+        out.append(row)
     return out
 
 
 def _provider_health(workspace: Workspace) -> dict[str, Any]:
-    health = ProviderHealth.objects.filter(workspace=workspace).first()
+    health = provider_health_get(workspace_id=workspace.pk)
     return {
         "summary_provider": settings.SUMMARY_PROVIDER,
         "summary_llm_model": settings.SUMMARY_LLM_MODEL if settings.SUMMARY_PROVIDER == "llm" else None,
@@ -65,7 +69,7 @@ def _provider_health(workspace: Workspace) -> dict[str, Any]:
 
 
 def _usage_today(workspace: Workspace, now: datetime) -> dict[str, Any]:
-    usage = SummaryUsage.objects.filter(workspace=workspace, day=now.date()).first()
+    usage = usage_get(workspace_id=workspace.pk, day=now.date())
     return {
         "day": now.date().isoformat(),
         "calls": usage.calls if usage else 0,
@@ -86,31 +90,17 @@ def _cache_status(workspace: Workspace) -> dict[str, Any]:
     }
 
 
-def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dict[str, Any]:
+def workspace_state(*, workspace: Workspace, installation: bool = False, now: datetime | None = None) -> dict[str, Any]:
     """The workspace: counts, embedding backlog, queue, providers and their health, LLM spend today,
-    caches, the periodic schedule with its last runs, and every layer's summary and item figures."""
+    caches, the periodic schedule with its last runs (their errors only with `installation`: a
+    superuser's), and every layer's summary and item figures."""
     now = now or timezone.now()
-    layers = list(
-        Layer.objects.filter(workspace=workspace)
-        .annotate(
-            item_count=Count("items", distinct=True),
-            pending=Count("items", filter=Q(items__embedding__isnull=True), distinct=True),
-        )
-        .order_by("id")
-    )
-    configs = {row.layer_id: row for row in LayerConfig.objects.filter(layer__workspace=workspace)}
-    summaries: dict[int, dict[str, Any]] = {}
-    for layer_id, depth, stale, generated_at, source_hash in Summary.objects.filter(
-        workspace=workspace, personalized_for__isnull=True
-    ).values_list("layer_id", "depth", "stale", "generated_at", "source_hash"):
-        entry = summaries.setdefault(layer_id, {"depths": [], "hashes": set(), "stale": False, "generated_at": None})
-        entry["depths"].append(depth)
-        entry["hashes"].add(source_hash)
-        entry["stale"] = entry["stale"] or stale
-        entry["generated_at"] = max(filter(None, [entry["generated_at"], generated_at]))
+    layers = layers_with_item_counts(workspace=workspace)
+    configs = configs_of(layers=layers)
+    summaries = summary_figures(workspace_id=workspace.pk)
     layer_rows = []
     for layer in layers:
-        config = config_of(layer=layer, stored=configs.get(layer.pk))
+        config = configs[layer.pk]
         layer_rows.append(
             {
                 "id": layer.pk,
@@ -118,8 +108,8 @@ def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dic
                 "name": layer.name,
                 "external_id": layer.external_id,
                 "parent": layer.parent_id,
-                "items": layer.item_count,  # annotated above
-                "items_pending_embedding": layer.pending,
+                "items": layer.item_count,  # type: ignore[attr-defined]  # annotated by the selector
+                "items_pending_embedding": layer.pending,  # type: ignore[attr-defined]
                 "summaries": sorted(summaries.get(layer.pk, {}).get("depths", [])),
                 "summary_source_hashes": sorted(summaries.get(layer.pk, {}).get("hashes", set())),
                 "summaries_stale": summaries.get(layer.pk, {}).get("stale", False),
@@ -137,28 +127,23 @@ def workspace_state(*, workspace: Workspace, now: datetime | None = None) -> dic
         "provider_health": _provider_health(workspace),
         "summary_llm_usage_today": _usage_today(workspace, now),
         "cache": _cache_status(workspace),
-        "schedule": _schedule(),
-        "assemblies_last_24h": AssemblyRecord.objects.filter(
-            workspace=workspace, created_at__gte=now - timedelta(days=1)
-        ).count(),
+        "schedule": _schedule(installation=installation),
+        "schedule_errors_shown": installation,
+        "assemblies_last_24h": records_count(workspace_id=workspace.pk, since=now - timedelta(days=1)),
         "layers": layer_rows,
     }
 
 
-def layer_state(*, layer: Layer, now: datetime | None = None) -> dict[str, Any]:
+def layer_state(*, layer: Layer, installation: bool = False, now: datetime | None = None) -> dict[str, Any]:
     """One layer: its effective config and trigger counters, its summaries (hash, provider, stale,
     cache entry), its items and their embedding backlog, its conversation graph and recent use, and
     what it depends on: the background queue, the summary provider's health, the caches and the
-    periodic schedule that embeds, summarizes and sweeps it."""
+    periodic schedule that embeds, summarizes and sweeps it (its errors only with `installation`)."""
     now = now or timezone.now()
     config = config_of(layer=layer)
-    stored = LayerConfig.objects.filter(layer=layer).exists()
-    items = Item.objects.filter(layer=layer)
-    by_kind = dict(items.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
-    summary_rows = list(
-        Summary.objects.filter(layer=layer).select_related("personalized_for").order_by("personalized_for_id", "depth")
-    )
-    graph = GraphState.objects.filter(layer=layer).first()
+    stored = config_stored(layer=layer)
+    summary_rows = summaries_of_layer(layer_id=layer.pk)
+    graph = graph_state_get(layer=layer)
     due = trigger_reason(config, now=now)
     next_by_time = (
         config.last_summarized_at + timedelta(seconds=config.update_interval_seconds)
@@ -204,20 +189,14 @@ def layer_state(*, layer: Layer, now: datetime | None = None) -> dict[str, Any]:
         },
         "background": {"mode": settings.BACKGROUND_MODE, "queue_depth": background.queue_depth()},
         "provider_health": _provider_health(layer.workspace),
-        "schedule": _schedule(),
-        "items": {
-            "total": sum(by_kind.values()),
-            "by_kind": by_kind,
-            "pending_embedding": items.filter(embedding__isnull=True).count(),
-            "pinned": items.filter(pinned=True).count(),
-        },
+        "schedule": _schedule(installation=installation),
+        "schedule_errors_shown": installation,
+        "items": layer_item_counts(layer=layer),
         "conversation": {
-            "communities": Community.objects.filter(layer=layer).count(),
+            "communities": communities_list(layer=layer).count(),
             "graph_computed_at": graph.computed_at if graph else None,
             "graph_messages": graph.message_count if graph else None,
             "graph_pending_embeddings": graph.pending_embeddings if graph else None,
         },
-        "assemblies_last_24h": AssemblyRecord.objects.filter(
-            layer=layer, created_at__gte=now - timedelta(days=1)
-        ).count(),
+        "assemblies_last_24h": records_count(layer_id=layer.pk, since=now - timedelta(days=1)),
     }

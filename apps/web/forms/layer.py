@@ -6,9 +6,10 @@ from typing import Any
 
 from django import forms
 
-from apps.layers.models import ItemKind, Layer, LayerKind, Personalization
+from apps.layers.models import KIND_RANK, ItemKind, Layer, LayerKind
 from apps.layers.services import ItemInput, item_errors
 from apps.summaries.config import SummaryConfig, config_errors
+from apps.summaries.models import Personalization
 
 UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
 
@@ -57,11 +58,17 @@ class LayerConfigForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if self.errors:
-            return data
+        # What parsed is checked even when another field did not, so every error shows at once.
+        changes = {
+            name: data[name] for name in ("update_on_changes", "personalization", "skip_if_unchanged") if name in data
+        }
+        if "interval" in data and "interval_unit" in data:
+            changes["update_interval_seconds"] = data["interval"] * UNITS[data["interval_unit"]]
         fields = {"update_interval_seconds": "interval"}
-        for name, message in config_errors(layer=self.layer, changes=self.changes()).items():
+        for name, message in config_errors(layer=self.layer, changes=changes).items():
             field = fields.get(name, name)
+            if field in self.errors:
+                continue
             if name == "update_interval_seconds":
                 message = "must be between 1 minute and 7 days"
             self.add_error(field if field in self.fields else None, message)
@@ -101,12 +108,23 @@ class ItemForm(forms.Form):
         return data
 
 
+def child_kinds(parent: Layer) -> list[tuple[str, str]]:
+    """The kinds a layer under `parent` may have: lower in the hierarchy (layers.services._check_parent)."""
+    return [(value, label) for value, label in LayerKind.choices if KIND_RANK[value] > KIND_RANK[parent.kind]]
+
+
 class ChildLayerForm(forms.Form):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    """A sub-layer of `parent`, offering only the kinds that may sit under it (an org under a session
+    would only earn an error)."""
+
+    def __init__(self, *args: Any, parent: Layer, **kwargs: Any) -> None:
         kwargs.setdefault("auto_id", "child-%s")  # ids unique on the layer page, which has several forms
         super().__init__(*args, **kwargs)
+        kind = self.fields["kind"]
+        assert isinstance(kind, forms.ChoiceField)
+        kind.choices = child_kinds(parent)
 
-    kind = forms.ChoiceField(choices=[c for c in LayerKind.choices if c[0] != LayerKind.COMPANY])
+    kind = forms.ChoiceField(choices=[])
     name = forms.CharField(max_length=200)
     external_id = forms.CharField(required=False, max_length=200, label="External id")
 

@@ -13,11 +13,14 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from apps.assembly.engine import BUILTIN_TEMPLATES
-from apps.assembly.models import OutputTemplate
 from apps.assembly.params import ContextParams
-from apps.layers.models import ItemKind, Layer, LayerKind
-from apps.profiles.models import AgentProfile, OutputFormat
+from apps.assembly.selectors import template_names
+from apps.engine import BUILTIN_TEMPLATES
+from apps.layers.models import ItemKind
+from apps.layers.selectors import named_conversations
+from apps.profiles.models import OutputFormat
+from apps.profiles.selectors import profiles_list
+from apps.web.forms.model_input import CatalogueModelInput
 from apps.web.layer_tree import LayerRow
 from apps.workspaces.models import Workspace
 
@@ -33,7 +36,7 @@ class PreviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What is the agent about to do?"}),
     )
     token_budget = forms.IntegerField(required=False, label="Token budget")
-    model = forms.CharField(required=False, max_length=100, label="Model")
+    model = forms.CharField(required=False, max_length=100, label="Model", widget=CatalogueModelInput)
     format = forms.ChoiceField(required=False, label="Format")
     profile = forms.ChoiceField(required=False, label="Agent profile")
     agent_type = forms.CharField(required=False, max_length=100, label="Agent type")
@@ -57,20 +60,12 @@ class PreviewForm(forms.Form):
         super().__init__(*args, **kwargs)
         self._choices("layer", [(row.id, row.label) for row in layers])
         self._choices("format", [("", "The profile's (or markdown)"), *OutputFormat.choices])
-        profiles = AgentProfile.objects.filter(workspace=workspace).order_by("name").values_list("name", flat=True)
+        profiles = profiles_list(workspace=workspace).values_list("name", flat=True)
         self._choices("profile", [("", "None"), *((name, name) for name in profiles)])
-        own = list(OutputTemplate.objects.filter(workspace=workspace).order_by("name").values_list("name", flat=True))
+        own = template_names(workspace=workspace)
         templates = [*own, *(name for name in sorted(BUILTIN_TEMPLATES) if name not in own)]
         self._choices("template", [("", "The format's default"), *((name, name) for name in templates)])
-        conversations = (
-            Layer.objects.filter(
-                workspace=workspace,
-                kind__in=[LayerKind.SESSION, LayerKind.MULTI_SESSION],
-                external_id__isnull=False,
-            )
-            .order_by("name")
-            .values_list("external_id", "kind", "name")
-        )
+        conversations = named_conversations(workspace=workspace)
         self._choices(
             "conversation_id",
             [("", "The layer's own"), *((ext, f"{kind}: {name} ({ext})") for ext, kind, name in conversations)],

@@ -13,8 +13,10 @@ from django import forms
 from django.conf import settings
 
 from apps.core.errors import InvalidInput
-from apps.profiles.models import AgentProfile, ConversationPreset, OutputFormat
+from apps.engine.rank import RankWeights
+from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.profiles.services import RANKING_WEIGHT_KEYS, ProfileInput, check_name, profile_check
+from apps.web.forms.model_input import CatalogueModelInput
 
 WEIGHT_HELP = {
     "vector": "place in the vector search results",
@@ -29,7 +31,6 @@ WEIGHT_HELP = {
     "distance": "closeness in the conversation",
     "helpfulness": "strategies' helpfulness",
     "focus": "the conversation the search points at most",
-    "pinned": "pinned items",
     "recency_half_life_days": "days until recency halves",
 }
 WEIGHTS = sorted(RANKING_WEIGHT_KEYS)
@@ -42,7 +43,7 @@ def weight_field(key: str) -> str:
 class ProfileForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="Letters, digits, _ . - (agents send it as `profile`)")
     agent_type = forms.CharField(required=False, max_length=100)
-    model = forms.CharField(required=False, max_length=100)
+    model = forms.CharField(required=False, max_length=100, widget=CatalogueModelInput)
     context_window = forms.IntegerField(required=False, label="Context window (tokens)")
     token_budget = forms.IntegerField(required=False, label="Token budget")
     retrieval_limit = forms.IntegerField(required=False, label="Package limit")
@@ -50,6 +51,13 @@ class ProfileForm(forms.Form):
     preferred_format = forms.ChoiceField(choices=OutputFormat.choices, label="Format")
     template = forms.CharField(required=False, max_length=100, help_text="A template name (see /api/v1/templates/)")
     conversation_preset = forms.ChoiceField(choices=ConversationPreset.choices)
+    context_position = forms.ChoiceField(
+        choices=ContextPosition.choices,
+        required=False,
+        initial=ContextPosition.AFTER,
+        label="Proxy puts the context",
+        help_text="in the client's system prompt (LLM proxy calls)",
+    )
     ranking_function = forms.ChoiceField(choices=[], label="Ranking function")
     type_filters = forms.CharField(
         required=False, label="Only these types", help_text="comma-separated, e.g. fact, decision"
@@ -60,9 +68,14 @@ class ProfileForm(forms.Form):
         ranking = self.fields["ranking_function"]
         assert isinstance(ranking, forms.ChoiceField)
         ranking.choices = [(name, name) for name in settings.RANKING_FUNCTIONS]
+        defaults = RankWeights(recency_half_life_days=settings.RECENCY_HALF_LIFE_DAYS)
         for key in WEIGHTS:
+            default = f"{getattr(defaults, key):g}"
             self.fields[weight_field(key)] = forms.FloatField(
-                required=False, label=key.replace("_", " ").capitalize(), help_text=WEIGHT_HELP.get(key, "")
+                required=False,
+                label=key.replace("_", " ").capitalize(),
+                help_text=f"{WEIGHT_HELP.get(key, '')} (default {default})",
+                widget=forms.NumberInput(attrs={"placeholder": default, "step": "any"}),
             )
 
     @classmethod
@@ -71,7 +84,8 @@ class ProfileForm(forms.Form):
         data["name"] = profile.name
         data["type_filters"] = ", ".join(profile.type_filters or [])
         for key, value in (profile.ranking_weights or {}).items():
-            data[weight_field(key)] = value
+            if key in RANKING_WEIGHT_KEYS:
+                data[weight_field(key)] = value
         return data
 
     def weight_fields(self) -> list[forms.BoundField]:
@@ -92,6 +106,7 @@ class ProfileForm(forms.Form):
             ranking_function=d["ranking_function"],
             ranking_weights={k: d[weight_field(k)] for k in WEIGHTS if d.get(weight_field(k)) is not None},
             safety_margin=0.15 if d["safety_margin"] is None else d["safety_margin"],
+            context_position=d["context_position"] or ContextPosition.AFTER,
         )
 
     def clean(self) -> dict[str, Any]:

@@ -11,10 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from apps.conversations.models import Community
-from apps.error_patterns.models import ErrorPattern
-from apps.layers.models import Item, Layer
-from apps.summaries.models import Summary
+from apps.conversations.selectors import community_texts
+from apps.engine.types import Reason
+from apps.error_patterns.selectors import pattern_texts
+from apps.layers.selectors import item_texts, layer_names
+from apps.summaries.selectors import summary_texts
 
 EXCERPT_CHARS = 220
 # The parts of a score in the order the table shows them (engine/rank.py); the others follow by name.
@@ -36,15 +37,30 @@ PART_ORDER = (
     "pinned",
 )
 RANK_PARTS = frozenset({"vector_rank", "keyword_rank"})
-REASONS = {
-    "over_budget": "did not fit the token budget",
-    "over_limit": "over its kind's package limit",
-    "zone": "the token zone allows no more",
-    "duplicate": "a duplicate of a candidate above",
-    "hidden_by_distance": "too far back in the conversation",
-    "filtered": "outside the named conversation",
-    "in_community": "its community's summary stands in for it",
+# Every reason of the engine's vocabulary (engine/types.py Reason) in words.
+REASONS: dict[str, str] = {
+    Reason.OVER_BUDGET: "did not fit the token budget",
+    Reason.OVER_LIMIT: "over its kind's package limit",
+    Reason.ZONE: "the token zone allows no more",
+    Reason.DUPLICATE: "a duplicate of a candidate above",
+    Reason.DUPLICATE_TEXT: "every sentence of it is already in the context",
+    Reason.DEADLINE: "the deadline passed before its turn",
+    Reason.FAILED: "it could not be ranked or rendered",
+    Reason.HIDDEN_BY_DISTANCE: "too far back in the conversation",
+    Reason.FILTERED: "outside the named conversation",
+    Reason.KIND_FILTER: "not of the requested kinds or types",
+    Reason.OTHER_BRANCH: "on another branch of the conversation",
+    Reason.IN_COMMUNITY: "its community's summary stands in for it",
+    Reason.SUPERSEDED: "superseded by a newer item",
+    Reason.IN_PROMPT: "the caller's prompt carries it already",
 }
+
+
+def reason_text(reason: str, superseded_by: int | None = None) -> str:
+    """A left-out candidate's reason in words ("superseded by #12" names the item that replaced it)."""
+    if reason == Reason.SUPERSEDED and superseded_by is not None:
+        return f"superseded by #{superseded_by}"
+    return REASONS.get(reason, reason.replace("_", " "))
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,8 @@ class CandidateRow:
     depth: str
     reason: str
     tokens: int
+    external_id: str | None = None
+    superseded_by: int | None = None
 
     @property
     def included(self) -> bool:
@@ -82,7 +100,7 @@ class CandidateRow:
             return f"included at {self.depth}"
         if self.decision == "truncated":
             return f"included at {self.depth}, {self.reason}"
-        return f"left out: {REASONS.get(self.reason, self.reason.replace('_', ' '))}"
+        return f"left out: {reason_text(self.reason, self.superseded_by)}"
 
 
 def origin_of(entry: dict[str, Any]) -> str:
@@ -126,26 +144,20 @@ def candidate_texts(*, workspace_id: int, keys: set[tuple[str, int]]) -> dict[tu
         wanted[source].append(key_id)
     out: dict[tuple[str, int], str] = {}
     if wanted.get("item"):
-        for item_id, title, content in Item.objects.filter(
-            workspace_id=workspace_id, pk__in=wanted["item"]
-        ).values_list("id", "title", "content"):
+        for item_id, (_kind, title, content) in item_texts(workspace_id=workspace_id, item_ids=wanted["item"]).items():
             out[("item", item_id)] = _clip(f"{title}: {content}" if title else content)
     if wanted.get("summary"):
         order = {"detailed": 0, "paragraph": 1, "sentence": 2}
-        rows = Summary.objects.filter(
-            workspace_id=workspace_id, layer_id__in=wanted["summary"], personalized_for__isnull=True
-        ).values_list("layer_id", "depth", "text")
-        for layer_id, _depth, text in sorted(rows, key=lambda row: order.get(row[1], 9)):
-            out.setdefault(("summary", layer_id), _clip(text))
+        for layer_id, rows in summary_texts(workspace_id=workspace_id, layer_ids=wanted["summary"]).items():
+            _depth, text = min(rows, key=lambda row: order.get(row[0], 9))
+            out[("summary", layer_id)] = _clip(text)
     if wanted.get("error_hint"):
-        for pattern_id, signature, solution in ErrorPattern.objects.filter(
-            workspace_id=workspace_id, pk__in=wanted["error_hint"]
-        ).values_list("id", "signature", "solution"):
+        hints = pattern_texts(workspace_id=workspace_id, pattern_ids=wanted["error_hint"])
+        for pattern_id, (signature, solution) in hints.items():
             out[("error_hint", pattern_id)] = _clip(f"{signature} → {solution}")
     if wanted.get("community"):
-        for community_id, title, summary in Community.objects.filter(
-            workspace_id=workspace_id, pk__in=wanted["community"]
-        ).values_list("id", "title", "summary"):
+        found = community_texts(workspace_id=workspace_id, community_ids=wanted["community"])
+        for community_id, (title, summary) in found.items():
             out[("community", community_id)] = _clip(f"{title}: {summary}")
     return out
 
@@ -155,7 +167,7 @@ def trace_rows(*, workspace_id: int, trace: list[dict[str, Any]]) -> list[Candid
     keys = {(str(entry["source"]), int(entry["id"])) for entry in trace}
     texts = candidate_texts(workspace_id=workspace_id, keys=keys)
     layer_ids = {int(entry["layer"]) for entry in trace if entry.get("layer") is not None}
-    names = dict(Layer.objects.filter(workspace_id=workspace_id, pk__in=layer_ids).values_list("id", "name"))
+    names = layer_names(workspace_id=workspace_id, layer_ids=layer_ids)
     rows = []
     for index, entry in enumerate(trace, start=1):
         key = (str(entry["source"]), int(entry["id"]))
@@ -177,6 +189,8 @@ def trace_rows(*, workspace_id: int, trace: list[dict[str, Any]]) -> list[Candid
                 depth=str(entry.get("depth") or ""),
                 reason=str(entry.get("reason") or ""),
                 tokens=int(entry.get("tokens") or 0),
+                external_id=entry.get("external_id"),
+                superseded_by=entry.get("superseded_by"),
             )
         )
     return rows

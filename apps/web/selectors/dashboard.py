@@ -13,23 +13,16 @@ from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any
 
-from django.db import connection
 from django.utils import timezone
 
-from apps.layers.models import Item
-from apps.summaries.models import ProviderHealth, Summary
-from apps.web.models import AssemblyRollup, AssemblyRollupCount, Span
-from apps.web.rollup import (
-    SUM_FIELDS,
-    consumption_rows,
-    consumption_sums,
-    hint_rows,
-    hint_sums,
-    latency_of_bin,
-    records_tail,
-    rollup_sums,
-    watermarks,
-)
+from apps.assembly.models import Span
+from apps.assembly.rollup.selectors import consumption_rows, records_tail, rollup_counts, rollup_rows, watermarks
+from apps.assembly.rollup.sums import SUM_FIELDS, consumption_sums, hint_sums, latency_of_bin, rollup_sums
+from apps.assembly.selectors import records_first_at
+from apps.error_patterns.selectors import hint_events
+from apps.layers.selectors import items_pending_embedding_count
+from apps.proxy.selectors import ModelCalls, proxy_calls_by_model
+from apps.summaries.selectors import summaries_health
 from apps.web.selectors.dashboard_activity import Hints, SummaryRuns, summary_runs
 from apps.workspaces.models import Workspace
 
@@ -78,6 +71,19 @@ class Dashboard:
     zones: list[tuple[str, int]]
     agent_types: list[tuple[str, int]]
     models: list[tuple[str, int]]
+    proxied: list[ModelCalls]  # the LLM proxy's calls by model: latency, tokens, our count's error
+
+
+def range_fitting_data(*, workspace: Workspace, now: datetime | None = None) -> str:
+    """The shortest range that holds every assembly of the last 30 days, so that fresh data fills the
+    charts instead of a sliver at their right edge; DEFAULT_RANGE when there is none."""
+    now = now or timezone.now()
+    longest = max(RANGES.values(), key=lambda r: r.length)
+    first = records_first_at(workspace_id=workspace.pk, since=now - longest.length)
+    if first is None:
+        return DEFAULT_RANGE
+    age = now - first
+    return min((r for r in RANGES.values() if r.length >= age), key=lambda r: r.length, default=longest).key
 
 
 def _floor(moment: datetime, step: timedelta) -> datetime:
@@ -102,17 +108,17 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
     sums: dict[str, list[float]] = {name: [0.0] * count for name in SUM_FIELDS}
     counts: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0] * count))
     marks = watermarks()
-    for row in _rollup_rows(workspace=workspace, span=span, start=start):
+    for row in rollup_rows(workspace_id=workspace.pk, span=span.span, start=start):
         i = index(row[0])
         if i is not None:
             for name, value in zip(SUM_FIELDS, row[1:], strict=True):
                 sums[name][i] += float(value or 0)
-    for epoch, dimension, key, value in _rollup_counts(workspace=workspace, span=span, start=start):
+    for epoch, dimension, key, value in rollup_counts(workspace_id=workspace.pk, span=span.span, start=start):
         i = positions.get(epoch)  # inlined: thousands of rows over a week
         if i is not None:
             counts[dimension][key][i] += value
     tail = records_tail(workspace_id=workspace.pk, since=start, after_id=marks.last_id)
-    hint_tail = hint_rows(
+    hint_tail = hint_events(
         injected_after=marks.hints, failed_after=marks.hint_failures, since=start, workspace_id=workspace.pk
     )
     consumption_tail = consumption_rows(after=marks.consumption, workspace_id=workspace.pk)
@@ -179,6 +185,7 @@ def dashboard_figures(*, workspace: Workspace, range_key: str, now: datetime | N
         zones=_totals(counts.get("zone", {})),
         agent_types=_totals(counts.get("agent_type", {})),
         models=_totals(counts.get("model", {})),
+        proxied=proxy_calls_by_model(workspace_id=workspace.pk, since=start),
     )
 
 
@@ -214,29 +221,6 @@ def _percentiles(bins: dict[str, list[float]], count: int) -> tuple[list[float |
     return p50, p95
 
 
-def _rollup_rows(*, workspace: Workspace, span: Range, start: datetime) -> list[tuple[Any, ...]]:
-    table = AssemblyRollup._meta.db_table
-    columns = ", ".join(SUM_FIELDS)
-    with connection.cursor() as cursor:
-        cursor.execute(  # one row per chart step: the range's span is its step
-            f"SELECT extract(epoch FROM bucket)::bigint, {columns} "
-            f"FROM {table} WHERE workspace_id = %s AND span = %s AND bucket >= %s",
-            [workspace.pk, span.span, start],
-        )
-        return list(cursor.fetchall())
-
-
-def _rollup_counts(*, workspace: Workspace, span: Range, start: datetime) -> list[tuple[Any, ...]]:
-    table = AssemblyRollupCount._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT extract(epoch FROM bucket)::bigint, dimension, key, value "
-            f"FROM {table} WHERE workspace_id = %s AND span = %s AND bucket >= %s",
-            [workspace.pk, span.span, start],
-        )
-        return list(cursor.fetchall())
-
-
 def _consumption(*, counts: dict[str, dict[str, list[float]]], count: int) -> tuple[list[float | None], float | None]:
     """Consumed / injected packages (SC-003) of the assemblies reported in each step, and overall."""
     used = counts.get("consumption", {}).get("used", [0.0] * count)
@@ -246,14 +230,8 @@ def _consumption(*, counts: dict[str, dict[str, list[float]]], count: int) -> tu
 
 
 def _state(*, workspace: Workspace) -> dict[str, Any]:
-    """Figures that are states, not events, in one query: the summaries stale now, the summary LLM's
-    failures in a row, and the items waiting for an embedding (partial index `item_pending_embedding`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT count(*) FROM {Summary._meta.db_table} WHERE workspace_id = %(ws)s AND stale), "
-            f"(SELECT consecutive_failures FROM {ProviderHealth._meta.db_table} WHERE workspace_id = %(ws)s), "
-            f"(SELECT count(*) FROM {Item._meta.db_table} WHERE workspace_id = %(ws)s AND embedding IS NULL)",
-            {"ws": workspace.pk},
-        )
-        stale, failures, pending = cursor.fetchone()
-    return {"summaries_stale": stale, "summary_llm_failures": failures or 0, "items_pending_embedding": pending}
+    """Figures that are states, not events: the summaries stale now and the summary LLM's failures in a
+    row (one query), the items waiting for an embedding (one, on the partial index `item_pending_embedding`)."""
+    stale, failures = summaries_health(workspace_id=workspace.pk)
+    pending = items_pending_embedding_count(workspace=workspace)
+    return {"summaries_stale": stale, "summary_llm_failures": failures, "items_pending_embedding": pending}

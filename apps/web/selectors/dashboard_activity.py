@@ -1,9 +1,9 @@
 """The dashboard's figures about background activity over time: summary runs and error-pattern hints.
 
 Summary runs are stored by apps/summaries (`SummaryRunCount`, one row per workspace and minute) and
-read here in one indexed query, bucketed by the range's step in PostgreSQL (`date_bin`). Hints
+read through it in one indexed query, bucketed by the range's step (`run_counts.run_counts_binned`). Hints
 (apps/error_patterns `HintInjection`, with its `failed` outcome at `resolved_at`) are rolled up
-with the assemblies (apps/web/rollup.py) and arrive here as `Hints`.
+with the assemblies (apps/assembly/rollup) and arrive here as `Hints`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import connection
+from apps.summaries.run_counts import COLUMNS as SUMMARY_OUTCOMES
+from apps.summaries.run_counts import run_counts_binned
 
-from apps.summaries.models import SummaryRunCount
-
-SUMMARY_OUTCOMES = ("generated", "skipped", "empty", "failed", "marked_stale")
 Index = Callable[[float], "int | None"]
 
 
@@ -42,23 +40,12 @@ class Hints:
         return round(100.0 * sum(self.failed_after) / injected, 1) if injected else None
 
 
-def _interval(step: timedelta) -> str:
-    return f"{int(step.total_seconds())} seconds"
-
-
 def summary_runs(*, workspace_id: int, start: datetime, step: timedelta, index: Index, count: int) -> SummaryRuns:
     """The workspace's summary runs since `start`, summed per step (one query)."""
     series = {name: [0.0] * count for name in SUMMARY_OUTCOMES}
-    sums = ", ".join(f"sum({name})" for name in SUMMARY_OUTCOMES)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT extract(epoch FROM date_bin(%s::interval, minute, 'epoch'::timestamptz))::bigint, {sums} "
-            f"FROM {SummaryRunCount._meta.db_table} WHERE workspace_id = %s AND minute >= %s GROUP BY 1",
-            [_interval(step), workspace_id, start],
-        )
-        for epoch, *values in cursor.fetchall():
-            i = index(epoch)
-            if i is not None:
-                for name, value in zip(SUMMARY_OUTCOMES, values, strict=True):
-                    series[name][i] += float(value or 0)
+    for epoch, *values in run_counts_binned(workspace_id=workspace_id, start=start, step=step):
+        i = index(epoch)
+        if i is not None:
+            for name, value in zip(SUMMARY_OUTCOMES, values, strict=True):
+                series[name][i] += float(value)
     return SummaryRuns(series=series, totals={name: int(sum(values)) for name, values in series.items()})

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
-from django.db.models.functions import Substr
 
-from apps.layers.models import ITEM_TYPES, Item, Layer, Relationship, RelationshipKind
+from apps.layers import selectors as layers
+from apps.layers.models import ITEM_TYPES, Item, Layer, RelationshipKind
+from apps.layers.selectors import EXCERPT_CHARS
 from apps.summaries.models import Summary
+from apps.summaries.selectors import generic_summaries
 from apps.workspaces.models import Workspace
 
 PAGE_SIZE = 25
@@ -22,23 +23,6 @@ class ItemFilter:
     kind: str = ""
     type: str = ""
     page: str = "1"
-
-
-def layer_ancestors(*, layer: Layer) -> list[Layer]:
-    """Root first, the layer's parent last (at most five queries: the hierarchy is six deep)."""
-    chain: list[Layer] = []
-    current = layer.parent
-    while current is not None:
-        chain.append(current)
-        current = current.parent
-    return chain[::-1]
-
-
-def layer_children(*, layer: Layer) -> list[Layer]:
-    return list(layer.children.annotate(item_count=Count("items")).order_by("kind", "name"))
-
-
-EXCERPT_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -56,19 +40,9 @@ class RelatedRow:
     other_layer_name: str
 
 
-def _layer_items(*, workspace: Workspace, layer: Layer) -> QuerySet[Item]:
-    pending = ExpressionWrapper(Q(embedding__isnull=True), output_field=BooleanField())
-    return (
-        Item.objects.filter(workspace=workspace, layer=layer)
-        .defer("embedding", "search_vector")
-        .annotate(pending=pending)
-        .order_by("-pinned", "-created_at", "-id")
-    )
-
-
 def layer_item(*, workspace: Workspace, layer: Layer, item_id: int) -> Item | None:
     """One item of the layer as its row shows it (pending flag and relationships), or None."""
-    item = _layer_items(workspace=workspace, layer=layer).filter(pk=item_id).first()
+    item = layers.layer_items_shown(workspace=workspace, layer=layer).filter(pk=item_id).first()
     if item is not None:
         item.relations = item_relationships(workspace=workspace, item_ids=[item.pk]).get(item.pk, [])  # type: ignore[attr-defined]
     return item
@@ -77,31 +51,7 @@ def layer_item(*, workspace: Workspace, layer: Layer, item_id: int) -> Item | No
 def item_relationships(*, workspace: Workspace, item_ids: list[int]) -> dict[int, list[RelatedRow]]:
     """The relationships of these items, by item, newest first, each with the other end's excerpt (one query)."""
     wanted = set(item_ids)
-    if not wanted:
-        return {}
-    rows = (
-        Relationship.objects.filter(workspace=workspace)
-        .filter(Q(source_id__in=wanted) | Q(target_id__in=wanted))
-        .annotate(
-            source_excerpt=Substr("source__content", 1, EXCERPT_CHARS + 1),
-            target_excerpt=Substr("target__content", 1, EXCERPT_CHARS + 1),
-        )
-        .values(
-            "id",
-            "kind",
-            "source_id",
-            "target_id",
-            "source_excerpt",
-            "target_excerpt",
-            "source__title",
-            "target__title",
-            "source__layer_id",
-            "target__layer_id",
-            "source__layer__name",
-            "target__layer__name",
-        )
-        .order_by("-created_at", "-id")
-    )
+    rows = layers.relationships_of_items(workspace=workspace, item_ids=wanted)
     labels = dict(RelationshipKind.choices)
     found: dict[int, list[RelatedRow]] = {}
     for row in rows:
@@ -130,13 +80,9 @@ def layer_items(*, workspace: Workspace, layer: Layer, filters: ItemFilter) -> P
 
     Two queries for the rows (count, page) and one for their relationships, whatever the page size.
     """
-    items = _layer_items(workspace=workspace, layer=layer).defer("metadata")
-    if filters.q:
-        items = items.filter(Q(title__icontains=filters.q) | Q(content__icontains=filters.q))
-    if filters.kind:
-        items = items.filter(kind=filters.kind)
-    if filters.type:
-        items = items.filter(type=filters.type)
+    items = layers.layer_items_shown(
+        workspace=workspace, layer=layer, q=filters.q, kind=filters.kind, type=filters.type
+    ).defer("metadata")
     page = Paginator(items, PAGE_SIZE).get_page(filters.page)
     rows: list[Item] = list(page.object_list)
     page.object_list = rows
@@ -150,22 +96,58 @@ def layer_item_types(*, layer: Layer) -> list[str]:
     """The types the type filter offers: every type a kind takes, and any other the layer's items have
     (a document's type is free); one query."""
     known = {t for types in ITEM_TYPES.values() for t in types if t}
-    used = Item.objects.filter(layer=layer).exclude(type="").values_list("type", flat=True).distinct()
-    return sorted(known | set(used))
+    return sorted(known | layers.layer_item_types(layer=layer))
 
 
 def layer_figures(*, layer: Layer) -> dict[str, int]:
-    counts = Item.objects.filter(layer=layer).aggregate(
-        items=Count("pk"),
-        pinned=Count("pk", filter=Q(pinned=True)),
-        pending=Count("pk", filter=Q(embedding__isnull=True)),
-    )
-    counts["relationships"] = Relationship.objects.filter(Q(source__layer=layer) | Q(target__layer=layer)).count()
-    return counts
+    """Items, pinned, pending an embedding, relationships (two queries)."""
+    counts = layers.layer_item_counts(layer=layer)
+    return {
+        "items": counts["total"],
+        "pinned": counts["pinned"],
+        "pending": counts["pending_embedding"],
+        "relationships": counts["relationships"],
+    }
 
 
 def layer_summary_rows(*, layer: Layer) -> list[Summary]:
     """The three generic summaries, shortest first."""
-    order = {"sentence": 0, "paragraph": 1, "detailed": 2}
-    rows = list(Summary.objects.filter(layer=layer, personalized_for__isnull=True))
-    return sorted(rows, key=lambda row: order.get(row.depth, 9))
+    return generic_summaries(layer_id=layer.pk)
+
+
+@dataclass(frozen=True)
+class ProposalRow:
+    """A pending supersession proposal as the layer page lists it: both items' excerpts and why."""
+
+    id: int
+    old_id: int
+    old_excerpt: str
+    new_id: int
+    new_excerpt: str
+    similarity: float
+    reason: str
+
+
+PROPOSALS_SHOWN = 20
+
+
+def layer_proposals(*, workspace: Workspace, layer: Layer) -> list[ProposalRow]:
+    """The layer's pending supersession proposals, newest first (one query)."""
+
+    def excerpt(item: Item) -> str:
+        text = f"{item.title}: {item.content}" if item.title else item.content
+        return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+
+    found = layers.proposals_list(workspace=workspace, state="pending", layer_id=layer.pk)[:PROPOSALS_SHOWN]
+    return [
+        ProposalRow(
+            id=p.pk,
+            old_id=p.old_id,
+            old_excerpt=excerpt(p.old),
+            new_id=p.new_id,
+            new_excerpt=excerpt(p.new),
+            similarity=p.similarity,
+            reason=p.reason,
+        )
+        for p in found
+    ]

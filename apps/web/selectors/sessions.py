@@ -9,14 +9,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db.models import Count, Max, Q
-
-from apps.assembly.models import AssemblyRecord
-from apps.layers.models import ItemKind, Layer, LayerKind
-from apps.layers.selectors import layer_scope, layer_tree
+from apps.assembly.selectors import session_record_groups
+from apps.layers.selectors import conversation_layers, layer_scope, layer_tree
 from apps.workspaces.models import Workspace
 
-CONVERSATION_KINDS = (LayerKind.MULTI_SESSION, LayerKind.SESSION)
 NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -33,21 +29,14 @@ class SessionRow:
 
 def sessions_list(*, workspace: Workspace, limit: int = 200) -> list[SessionRow]:
     """Conversations (multi-session) and sessions, most recently assembled first."""
-    layers = list(
-        Layer.objects.filter(workspace=workspace, kind__in=CONVERSATION_KINDS)
-        .annotate(messages=Count("items", filter=Q(items__kind=ItemKind.MESSAGE)))
-        .order_by("-id")[:limit]
-    )
-    # The same assemblies as the session's page (trajectory.session_records): made on the layer or
+    layers = conversation_layers(workspace=workspace, limit=limit)
+    # The same assemblies as the session's page (assembly.selectors.session_records): made on the layer or
     # below it, or naming it as their session; grouped once, then summed per row (each group once).
     tree = layer_tree(workspace_id=workspace.pk)
     subtrees = {layer.pk: {layer.pk, *layer_scope(tree=tree, layer_id=layer.pk)[2]} for layer in layers}
     external_ids = [layer.external_id for layer in layers if layer.external_id]
-    groups = list(
-        AssemblyRecord.objects.filter(workspace=workspace)
-        .filter(Q(layer_id__in=set().union(*subtrees.values())) | Q(session__in=external_ids))
-        .values("layer_id", "session")
-        .annotate(n=Count("id"), last=Max("created_at"))
+    groups = session_record_groups(
+        workspace_id=workspace.pk, layer_ids=set().union(*subtrees.values()), sessions=external_ids
     )
     figures: dict[int, dict[str, Any]] = {}
     for layer in layers:
@@ -58,13 +47,15 @@ def sessions_list(*, workspace: Workspace, limit: int = 200) -> list[SessionRow]
         ]
         if mine:
             figures[layer.pk] = {"n": sum(g["n"] for g in mine), "last": max(g["last"] for g in mine)}
+    own_messages: dict[int, int] = {layer.pk: layer.messages for layer in layers}  # type: ignore[attr-defined]
     rows = [
         SessionRow(
             id=layer.pk,
             kind=layer.get_kind_display(),
             name=layer.name,
             external_id=layer.external_id,
-            messages=layer.messages,  # annotated above
+            # its own and its sessions' (a conversation's turns are written in the sessions below it)
+            messages=sum(own_messages.get(pk, 0) for pk in subtrees[layer.pk]),
             assemblies=figures.get(layer.pk, {}).get("n", 0),
             last_assembly_at=figures.get(layer.pk, {}).get("last"),
         )

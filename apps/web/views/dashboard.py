@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from apps.core.htmx import render_page_or_partial
 from apps.web.access import workspace_view
 from apps.web.charts import Chart, Series
-from apps.web.selectors.dashboard import DEFAULT_RANGE, RANGES, Dashboard, dashboard_figures
+from apps.web.selectors.dashboard import DEFAULT_RANGE, RANGES, Dashboard, dashboard_figures, range_fitting_data
 from apps.web.workspace_choice import WorkspaceAccess
 
 HINTS_EMPTY = (
@@ -20,11 +20,12 @@ SUMMARIES_EMPTY = (
 )
 
 
-@workspace_view()
+@workspace_view(replica=True)
 def dashboard(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
-    """Figures and charts of the range in `?range=` (htmx swaps only #dashboard when it changes)."""
+    """Figures and charts of the range in `?range=`, by default the shortest that holds the data (htmx
+    swaps only #dashboard when it changes)."""
     assert access.current is not None
-    key = request.GET.get("range", DEFAULT_RANGE)
+    key = request.GET.get("range") or range_fitting_data(workspace=access.current)
     key = key if key in RANGES else DEFAULT_RANGE
     figures = dashboard_figures(workspace=access.current, range_key=key)
     context = {
@@ -81,7 +82,7 @@ def charts_of(f: Dashboard) -> list[Chart]:
         ),
         Chart(
             "chart-consumption",
-            "Consumption ratio (used / injected packages, SC-003)",
+            "Consumption ratio (packages used / injected)",
             f.buckets,
             [Series("Ratio", f.consumption_ratio)],
         ),

@@ -5,31 +5,38 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from apps.core.errors import DomainError
+from apps.core.errors import DomainError, NotFound
 from apps.core.htmx import is_htmx, render_page_or_partial
-from apps.layers.models import Item, ItemKind, Layer, Relationship
+from apps.layers.models import Item, ItemKind, Layer
 from apps.layers.relationships import relationship_create, relationship_delete
+from apps.layers.selectors import (
+    item_get,
+    layer_ancestors,
+    layer_children,
+    layer_get,
+    proposal_get,
+    relationship_get,
+)
 from apps.layers.services import item_delete, item_update, items_create, layer_create, layer_delete, layer_update
+from apps.layers.supersession import proposal_decide
 from apps.summaries.config import config_of, config_update
-from apps.summaries.services import layer_summarize
+from apps.summaries.jobs import layer_summarize_request
 from apps.web.access import workspace_view
 from apps.web.forms.item import ItemEditForm, RelationshipForm
 from apps.web.forms.layer import ChildLayerForm, ItemForm, LayerConfigForm, LayerEditForm
 from apps.web.layer_tree import layer_rows
 from apps.web.selectors.layers import (
     ItemFilter,
-    layer_ancestors,
-    layer_children,
     layer_figures,
     layer_item,
     layer_item_types,
     layer_items,
+    layer_proposals,
     layer_summary_rows,
 )
 from apps.web.workspace_choice import WorkspaceAccess
@@ -38,7 +45,7 @@ from apps.workspaces.models import Role
 PAGE = "web/layers/detail.html"
 
 
-@workspace_view()
+@workspace_view(replica=True)
 def tree(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     """The current workspace's layers as an indented tree with item counts (one query)."""
     assert access.current is not None
@@ -47,10 +54,11 @@ def tree(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
 
 
 def _layer(access: WorkspaceAccess, layer_id: int) -> Layer:
-    layer = Layer.objects.filter(workspace=access.current, pk=layer_id).select_related("parent").first()
-    if layer is None:
-        raise Http404("No such layer in this workspace.")
-    return layer
+    assert access.current is not None
+    try:
+        return layer_get(workspace=access.current, layer_id=layer_id, with_parent=True)
+    except NotFound as exc:
+        raise Http404("No such layer in this workspace.") from exc
 
 
 def _context(request: HttpRequest, access: WorkspaceAccess, layer: Layer, **forms: Any) -> dict[str, Any]:
@@ -71,6 +79,7 @@ def _context(request: HttpRequest, access: WorkspaceAccess, layer: Layer, **form
         "children": layer_children(layer=layer),
         "figures": layer_figures(layer=layer),
         "items": layer_items(workspace=access.current, layer=layer, filters=filters),
+        "proposals": layer_proposals(workspace=access.current, layer=layer),
         "filters": filters,
         "kinds": ItemKind.choices,
         "types": layer_item_types(layer=layer),
@@ -79,13 +88,13 @@ def _context(request: HttpRequest, access: WorkspaceAccess, layer: Layer, **form
         "config_form": forms.get("config_form")
         or LayerConfigForm(initial=LayerConfigForm.initial_of(config), layer=layer),
         "item_form": forms.get("item_form") or ItemForm(),
-        "child_form": forms.get("child_form") or ChildLayerForm(),
+        "child_form": forms.get("child_form") or ChildLayerForm(parent=layer),
         "layer_form": forms.get("layer_form")
         or LayerEditForm(initial={"name": layer.name, "external_id": layer.external_id or ""}),
     }
 
 
-@workspace_view()
+@workspace_view(replica=True)
 def detail(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpResponse:
     """Items (search, kind and type filters, pages), summaries, configuration and children of one layer."""
     layer = _layer(access, layer_id)
@@ -115,7 +124,7 @@ def config_save(request: HttpRequest, access: WorkspaceAccess, layer_id: int) ->
 @workspace_view(Role.OPERATOR)
 def summarize(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpResponse:
     layer = _layer(access, layer_id)
-    result = layer_summarize(layer=layer, force=True)
+    result = layer_summarize_request(layer=layer).result
     messages.success(request, f"Summaries {result.status} ({result.provider or 'no provider'}).")
     return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]))
 
@@ -140,8 +149,12 @@ def item_add(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> Ht
 @workspace_view(Role.OPERATOR)
 def item_remove(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_id: int) -> HttpResponse:
     layer = _layer(access, layer_id)
-    item = Item.objects.filter(workspace=access.current, layer=layer, pk=item_id).select_related("layer").first()
-    if item is None:
+    assert access.current is not None
+    try:
+        item = item_get(workspace=access.current, item_id=item_id)
+    except NotFound as exc:
+        raise Http404("No such item in this layer.") from exc
+    if item.layer_id != layer.pk:
         raise Http404("No such item in this layer.")
     item_delete(item=item)
     messages.success(request, "Item deleted.")
@@ -153,7 +166,7 @@ def item_remove(request: HttpRequest, access: WorkspaceAccess, layer_id: int, it
 def child_add(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpResponse:
     assert access.current is not None
     layer = _layer(access, layer_id)
-    form = ChildLayerForm(request.POST)
+    form = ChildLayerForm(request.POST, parent=layer)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -300,12 +313,12 @@ def relation_remove(
     """Remove one of the item's relationships (404 unless it touches this item of this workspace)."""
     layer = _layer(access, layer_id)
     item = _item(access, layer, item_id)
-    found = (
-        Relationship.objects.filter(workspace=access.current, pk=relationship_id)
-        .filter(Q(source_id=item.pk) | Q(target_id=item.pk))
-        .first()
-    )
-    if found is None:
+    assert access.current is not None
+    try:
+        found = relationship_get(workspace=access.current, relationship_id=relationship_id)
+    except NotFound as exc:
+        raise Http404("No such relationship of this item.") from exc
+    if item.pk not in (found.source_id, found.target_id):
         raise Http404("No such relationship of this item.")
     relationship_delete(relationship=found)
     return _relations(request, access, layer, item.pk)
@@ -328,3 +341,39 @@ def edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpRe
             return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]))
         layer.refresh_from_db()  # the page shows what is stored, the form what was typed
     return render(request, PAGE, _context(request, access, layer, layer_form=form), status=422)
+
+
+@require_POST
+@workspace_view(Role.OPERATOR)
+def proposal_decide_view(
+    request: HttpRequest, access: WorkspaceAccess, layer_id: int, proposal_id: int
+) -> HttpResponse:
+    """Accept or reject a supersession proposal of the layer (`decision` = accept | reject); answers
+    the proposals list (HTMX) or the page, with what was done."""
+    layer = _layer(access, layer_id)
+    assert access.current is not None
+    decision = request.POST.get("decision", "")
+    if decision not in ("accept", "reject"):
+        return HttpResponse("decision must be accept or reject", status=400)
+    done = ""
+    try:
+        proposal = proposal_get(workspace=access.current, proposal_id=proposal_id)
+        if proposal.layer_id != layer.pk:
+            raise Http404("No such proposal on this layer.")
+        proposal_decide(
+            proposal=proposal, accept=decision == "accept", decided_by=f"user {request.user.get_username()}"
+        )
+        done = (
+            f"#{proposal.new_id} now supersedes #{proposal.old_id}."
+            if decision == "accept"
+            else f"Kept #{proposal.old_id} beside #{proposal.new_id}."
+        )
+    except NotFound as exc:
+        raise Http404("No such proposal in this workspace.") from exc
+    except DomainError as exc:  # decided meanwhile (proposal_decided)
+        done = exc.message
+    if not is_htmx(request):
+        messages.success(request, done)
+        return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]) + "#layer-proposals")
+    context = {"layer": layer, "proposals": layer_proposals(workspace=access.current, layer=layer), "done": done}
+    return render_page_or_partial(request, PAGE, "proposals", context)

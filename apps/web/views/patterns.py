@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -26,7 +27,23 @@ from apps.workspaces.models import Role
 
 class PatternForm(forms.Form):
     solution = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}))
-    confidence = forms.FloatField(min_value=0.0, max_value=1.0, help_text="0 to 1; hints are matched above a floor")
+    confidence = forms.FloatField(min_value=0.0, max_value=1.0, widget=forms.NumberInput(attrs={"step": "0.01"}))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields[
+            "confidence"
+        ].help_text = f"0 to 1; its hint is injected only above {hint_floor()} (ERROR_HINT_MIN_CONFIDENCE)"
+
+
+def hint_floor() -> str:
+    """The confidence a pattern needs before its hint is injected, as the pages show it."""
+    return f"{settings.ERROR_HINT_MIN_CONFIDENCE:g}"
+
+
+def _rounded(confidence: float) -> float:
+    """A confidence as people read it: 0.6, not 0.6000000000000001 (scores are multiplied on each failure)."""
+    return round(confidence, 2)
 
 
 def _expires_at() -> ExpressionWrapper:
@@ -35,7 +52,7 @@ def _expires_at() -> ExpressionWrapper:
     return ExpressionWrapper(F("last_seen") + ttl, output_field=DateTimeField())
 
 
-@workspace_view()
+@workspace_view(replica=True)
 def patterns(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     """Signature, confidence, occurrences, hints injected and failures after a hint, last seen, expiry."""
     assert access.current is not None
@@ -43,13 +60,20 @@ def patterns(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
         hints=Count("injections"), expires_at=_expires_at()
     )
     page = Paginator(rows, 50).get_page(request.GET.get("page", "1"))
-    context = {"page": page, "q": request.GET.get("q", ""), "ttl_days": settings.ERROR_PATTERN_TTL_DAYS}
+    context = {
+        "page": page,
+        "q": request.GET.get("q", ""),
+        "ttl_days": settings.ERROR_PATTERN_TTL_DAYS,
+        "hint_floor": hint_floor(),
+    }
     return render(request, "web/patterns/list.html", {**context, "crumbs": [("Patterns", None)]})
 
 
 def _pattern(access: WorkspaceAccess, pattern_id: int) -> ErrorPattern:
+    assert access.current is not None
     pattern = (
-        ErrorPattern.objects.filter(workspace=access.current, pk=pattern_id)
+        patterns_list(workspace=access.current)
+        .filter(pk=pattern_id)
         .annotate(hints=Count("injections"), expires_at=_expires_at())
         .first()
     )
@@ -59,10 +83,10 @@ def _pattern(access: WorkspaceAccess, pattern_id: int) -> ErrorPattern:
 
 
 @require_http_methods(["GET", "POST"])
-@workspace_view()
+@workspace_view(replica=True)
 def pattern(request: HttpRequest, access: WorkspaceAccess, pattern_id: int) -> HttpResponse:
     current = _pattern(access, pattern_id)
-    form = PatternForm(initial={"solution": current.solution, "confidence": current.confidence})
+    form = PatternForm(initial={"solution": current.solution, "confidence": _rounded(current.confidence)})
     status = 200
     if request.method == "POST":
         if not access.can_edit:
@@ -78,7 +102,14 @@ def pattern(request: HttpRequest, access: WorkspaceAccess, pattern_id: int) -> H
                 return HttpResponseRedirect(reverse("web:pattern", args=[current.pk]))
         status = 422
     crumbs = [("Patterns", reverse("web:patterns")), (f"Pattern {current.pk}", None)]
-    context = {"pattern": current, "form": form, "ttl_days": settings.ERROR_PATTERN_TTL_DAYS, "crumbs": crumbs}
+    context = {
+        "pattern": current,
+        "form": form,
+        "ttl_days": settings.ERROR_PATTERN_TTL_DAYS,
+        "hint_floor": hint_floor(),
+        "hinted": current.confidence > settings.ERROR_HINT_MIN_CONFIDENCE,
+        "crumbs": crumbs,
+    }
     return render(request, "web/patterns/detail.html", context, status=status)
 
 

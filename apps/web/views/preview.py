@@ -14,8 +14,9 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from apps.assembly.deadline import AssemblyCancelled
+from apps.assembly.models import RecordOrigin
 from apps.assembly.services import context_preview
-from apps.core.client_gone import client_gone
+from apps.core.client_gone import CLIENT_CLOSED_REQUEST, client_gone
 from apps.core.errors import DomainError
 from apps.core.htmx import render_page_or_partial
 from apps.web.access import workspace_view
@@ -26,7 +27,6 @@ from apps.web.workspace_choice import WorkspaceAccess
 
 PREVIEW_TEMPLATE = "web/preview/page.html"
 PREVIEW_PARTIAL = "result"
-CLIENT_CLOSED_REQUEST = 499  # nginx's code for "the client left first": nobody reads this answer
 
 
 @require_GET
@@ -40,7 +40,9 @@ def preview(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
         form = PreviewForm(request.GET, workspace=workspace, layers=rows)
         if form.is_valid():
             try:
-                answer = context_preview(workspace=workspace, params=form.params(), cancelled=client_gone(request))
+                answer = context_preview(
+                    workspace=workspace, params=form.params(), cancelled=client_gone(request), origin=RecordOrigin.PAGE
+                )
             except AssemblyCancelled:
                 return HttpResponse(status=CLIENT_CLOSED_REQUEST)
             except DomainError as exc:  # e.g. a budget out of range: resolve.py is the one check

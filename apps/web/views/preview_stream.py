@@ -3,7 +3,8 @@ for a signed-in member instead of an API key.
 
 Same query string, same validation (the API's serializer), same events (`chunk` per chunk, then
 `complete`), built by `apps.assembly.streaming`, after one `progress` event sent at once. Bad
-input answers 400 with the API's error body before any event, so the page can show the message.
+input (a field's value, or a name the API does not know) answers 400 with the API's error body
+before any event, so the page can show the message.
 
 Cancel is real: the assembly runs inside the response's (async) body, so when the client goes
 away (the page's Cancel aborts the fetch) Django cancels the body, which sets the assembly's
@@ -29,6 +30,7 @@ from rest_framework.exceptions import ValidationError
 
 from apps.assembly.api_stream import MEDIA_TYPE, sse_encode
 from apps.assembly.deadline import AssemblyCancelled
+from apps.assembly.models import RecordOrigin
 from apps.assembly.params import ContextParams
 from apps.assembly.streaming import context_events, context_params, request_from_query_string
 from apps.core.errors import DomainError
@@ -54,7 +56,9 @@ async def _stream(*, workspace: Workspace, params: ContextParams) -> AsyncIterat
     yield PROGRESS  # starts the response at once (some servers send the head with the first bytes)
     try:
         # The request's own thread (thread-sensitive), as any sync view's database work.
-        events = await sync_to_async(context_events)(workspace=workspace, params=params, cancelled=cancel.is_set)
+        events = await sync_to_async(context_events)(
+            workspace=workspace, params=params, cancelled=cancel.is_set, origin=RecordOrigin.PAGE
+        )
     except asyncio.CancelledError:  # the client disconnected: stop the assembly at its next stage boundary
         cancel.set()
         log.info("preview stream of workspace %s: the client left, the assembly stops at its next stage", workspace.pk)
@@ -76,6 +80,8 @@ def preview_stream(request: HttpRequest, access: WorkspaceAccess) -> HttpRespons
         params = context_params(request=request_from_query_string(request.GET))
     except ValidationError as exc:  # the API's codes and messages (apps/core/exceptions.py)
         return JsonResponse(validation_error_body(exc.detail), status=400)
+    except DomainError as exc:  # e.g. unknown_fields, raised by the strict serializer itself
+        return JsonResponse(error_body(exc.code, exc.message, exc.details), status=exc.status)
     response = StreamingHttpResponse(_stream(workspace=access.current, params=params), content_type=MEDIA_TYPE)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

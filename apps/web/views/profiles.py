@@ -16,10 +16,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.core.errors import DomainError
+from apps.core.errors import DomainError, NotFound
 from apps.core.htmx import render_page_or_partial
 from apps.profiles.models import AgentProfile
-from apps.profiles.selectors import profile_settings
+from apps.profiles.selectors import profile_get, profile_settings, profiles_list
 from apps.profiles.services import ProfileInput, profile_create, profile_delete, profile_update
 from apps.web.access import workspace_view
 from apps.web.forms.profile import ProfileForm
@@ -35,21 +35,24 @@ COMPARE_IDS = "compare-%s"  # the compare form sits beside the settings form: it
 TRIAL_ERROR_FIELDS = {"invalid_token_budget": "token_budget", "layer_not_found": "layer"}
 
 
-@workspace_view()
+@workspace_view(replica=True)
 def profiles(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
-    rows = AgentProfile.objects.filter(workspace=access.current).order_by("name")
+    assert access.current is not None
+    rows = profiles_list(workspace=access.current)
     return render(request, "web/profiles/list.html", {"profiles": rows, "crumbs": [("Profiles", None)]})
 
 
 def _profile(access: WorkspaceAccess, name: str) -> AgentProfile:
-    profile = AgentProfile.objects.filter(workspace=access.current, name=name).first()
-    if profile is None:
-        raise Http404("No such profile in this workspace.")
-    return profile
+    assert access.current is not None
+    try:
+        return profile_get(workspace=access.current, name=name)
+    except NotFound as exc:
+        raise Http404("No such profile in this workspace.") from exc
 
 
 def _others(access: WorkspaceAccess, profile: AgentProfile) -> list[str]:
-    rows = AgentProfile.objects.filter(workspace=access.current).exclude(pk=profile.pk).order_by("name")
+    assert access.current is not None
+    rows = profiles_list(workspace=access.current).exclude(pk=profile.pk)
     return list(rows.values_list("name", flat=True))
 
 
@@ -98,11 +101,12 @@ def _detail(
 
 
 @require_http_methods(["GET", "POST"])
-@workspace_view()
+@workspace_view(replica=True)
 def profile(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpResponse:
     """A profile's settings; an operator's POST saves them (every error beside its field, 422)."""
-    current = AgentProfile.objects.filter(workspace=access.current, name=name).first()
-    if current is None and name == "new" and request.method == "GET":
+    assert access.current is not None
+    named_new = profiles_list(workspace=access.current).filter(name=name)
+    if name == "new" and request.method == "GET" and not named_new.exists():
         return HttpResponseRedirect(reverse("web:profile-new"))  # the creation page's old address
     current = _profile(access, name)
     if request.method != "POST":
@@ -132,19 +136,29 @@ def _try(request: HttpRequest, access: WorkspaceAccess, current: AgentProfile | 
     status = 422
     if form.is_valid() and try_form.is_valid():
         name = current.name if current else form.cleaned_data["name"]
-        saved = profile_settings(profile=current) if current else ProfileInput()
+        draft = form.profile_input()
+        # A new profile is tried against the defaults at its own budget and model: against the
+        # defaults' 8,000 tokens, a 1,000-token profile "removed" everything past its budget and
+        # said nothing about its weights, format or filters (issue 19).
+        saved = profile_settings(profile=current) if current else _defaults_like(draft)
         try:
             trial = profiles_compare(
                 workspace=workspace,
                 params=try_form.params(profile=name),
                 a=Contender("saved" if current else "defaults", name, draft=saved),
-                b=Contender("these settings", name, draft=form.profile_input()),
+                b=Contender("these settings", name, draft=draft),
             )
             status = 200
         except DomainError as exc:
             try_form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
     context = _detail(request, access, current, form=form, try_form=try_form, layers=layers, trial=trial, attempt="try")
     return render_page_or_partial(request, DETAIL, "editor", context, status=status)
+
+
+def _defaults_like(draft: ProfileInput) -> ProfileInput:
+    """The default settings with `draft`'s budget, model and window: what a new profile changes
+    beyond how much room it asks for."""
+    return ProfileInput(model=draft.model, context_window=draft.context_window, token_budget=draft.token_budget)
 
 
 @require_POST

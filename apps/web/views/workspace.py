@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -14,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.errors import DomainError
 from apps.web.forms.workspace import WorkspaceForm
+from apps.web.secret_panel import ShownSecret, no_store
 from apps.web.workspace_choice import may_create_workspace, workspace_switch
 from apps.workspaces.services import workspace_create
 
@@ -39,8 +39,8 @@ def _area_root(path: str) -> str:
 
 @login_required
 def create(request: HttpRequest) -> HttpResponse:
-    """A new workspace with its company layer, its creator as admin, and a first API key shown once; then
-    the pages switch to it. Staff and superusers only: a workspace is a tenant, not a folder."""
+    """A new workspace with its company layer, its creator as admin, and a first API key shown once (the
+    answer itself, `no-store`); the pages switch to it. Staff and superusers only: a workspace is a tenant."""
     user = request.user
     if not isinstance(user, AbstractBaseUser) or not may_create_workspace(user):
         raise PermissionDenied("Only staff members create workspaces; ask one, or a superuser, to make yours.")
@@ -54,12 +54,17 @@ def create(request: HttpRequest) -> HttpResponse:
             form.add_error("slug", exc.message)
         else:
             workspace_switch(request=request, slug=workspace.slug)
-            messages.success(request, f"Workspace {workspace.name} created with its company layer; you are its admin.")
-            messages.warning(
-                request,
-                f"Its first API key {key.api_key.name!r} is shown once, copy it now: {key.secret}",
+            shown = ShownSecret(
+                title=f"Its first API key, {key.api_key.name}",
+                label=f"API key {key.api_key.name} of {workspace.name}",
+                value=key.secret,
+                help="Copy it now: only its hash is kept, so it cannot be shown again (Keys and members makes "
+                "more and revokes this one).",
+                next_url=reverse("web:layers"),
+                next_label=f"Continue to {workspace.name}'s layers",
             )
-            return HttpResponseRedirect(reverse("web:layers"))
+            context = {"created": workspace, "shown": shown, "crumbs": [("New workspace", None)]}
+            return no_store(render(request, "web/workspace_created.html", context))
     status = 422 if form.errors else 200
     crumbs = [("New workspace", None)]
     return render(request, "web/workspace_new.html", {"form": form, "crumbs": crumbs}, status=status)

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from apps.core import background
+from apps.layers.selectors import items_pending_embedding_count
+from apps.workspaces.selectors import workspace_get_by_slug
 from contextarch.demo import demo_seed
 
 EXAMPLE_REQUEST = '{"layer_external_id": "demo-session-0001", "query": "Why did retries storm?", "token_budget": 300}'
@@ -33,9 +35,14 @@ class Command(BaseCommand):
         background.wait_idle(300 if not result.embedding_error else 30)
         creds, url = result.credentials, options["url"].rstrip("/")
         state = "created" if result.created else "ready"
+        # The state after the wait, not what this call embedded: a background worker embeds most items
+        # as they are written ("embedded 26 items" in the log), so "(0 embedded now)" read as none were.
+        workspace = workspace_get_by_slug(slug=creds.workspace)
+        pending = items_pending_embedding_count(workspace=workspace) if workspace is not None else result.pending
+        state_of_items = "all embedded" if not pending else f"{result.items - pending} embedded, {pending} waiting"
         self.stdout.write(
             f"Demo workspace {creds.workspace!r} {state}: {result.layers} layers, {result.items} items "
-            f"({result.embedded} embedded now). Credentials kept in {path}."
+            f"({state_of_items}). Credentials kept in {path}."
         )
         if result.embedding_error:
             self.stdout.write(

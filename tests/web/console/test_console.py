@@ -1,5 +1,5 @@
-"""The developer console: staff only, scoped to the current workspace; filters, search, the readable trace,
-replay and the state dumps, in both page and HTMX modes."""
+"""The developer console: developers and admins of the current workspace only, scoped to it; filters,
+search, the readable trace, replay and the state dumps, in both page and HTMX modes."""
 
 from __future__ import annotations
 
@@ -44,8 +44,9 @@ def project(tenant: Tenant) -> Layer:
 
 @pytest.fixture
 def staff(client: Client, tenant: Tenant, django_user_model: type[AbstractUser]) -> Client:
-    user = django_user_model.objects.create_user(username="grace", password="x" * 12, is_staff=True)
-    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    """A developer of acme: the role opens the console, no global staff flag needed."""
+    user = django_user_model.objects.create_user(username="grace", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.DEVELOPER)
     client.force_login(user)
     return client
 
@@ -64,16 +65,50 @@ def test_it_sends_anonymous_visitors_to_the_login_page(client: Client, db: None,
     assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
-def test_it_forbids_members_who_are_not_staff(
-    client: Client, tenant: Tenant, project: Layer, django_user_model: type[AbstractUser]
+@pytest.mark.parametrize(("role", "is_staff"), [(Role.VIEWER, True), (Role.OPERATOR, True), (Role.OPERATOR, False)])
+def test_it_forbids_members_below_developer_even_staff(
+    client: Client, tenant: Tenant, project: Layer, django_user_model: type[AbstractUser], role: str, is_staff: bool
 ) -> None:
-    user = django_user_model.objects.create_user(username="ada", password="x" * 12)
-    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.ADMIN)
+    user = django_user_model.objects.create_user(username="ada", password="x" * 12, is_staff=is_staff)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=role)
     trace_id = assemble(tenant, project, "billing")
     client.force_login(user)
     for url in ("/console/", f"/console/traces/{trace_id}/", "/console/state/", f"/console/state/{project.pk}/"):
-        assert client.get(url).status_code == 403
+        response = client.get(url)
+        assert response.status_code == 403
+        assert b"developer role" in response.content  # says who can grant it: this workspace's admins
     assert client.post(f"/console/traces/{trace_id}/replay/").status_code == 403
+    assert b'href="/console/"' not in client.get("/").content  # no Console entry in the sidebar
+
+
+@pytest.mark.parametrize("role", [Role.DEVELOPER, Role.ADMIN])
+def test_developers_and_admins_open_their_workspaces_console_without_the_staff_flag(
+    client: Client, tenant: Tenant, project: Layer, django_user_model: type[AbstractUser], role: str
+) -> None:
+    user = django_user_model.objects.create_user(username="dev", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=role)
+    trace_id = assemble(tenant, project, "billing")
+    client.force_login(user)
+    for url in ("/console/", f"/console/traces/{trace_id}/", "/console/state/", f"/console/state/{project.pk}/"):
+        assert client.get(url).status_code == 200, url
+    assert client.post(f"/console/traces/{trace_id}/replay/").status_code == 200
+    assert b'href="/console/"' in client.get("/").content
+
+
+def test_a_developer_of_one_workspace_is_a_viewer_of_another_and_cannot_open_its_console(
+    client: Client, tenant: Tenant, other_tenant: Tenant, django_user_model: type[AbstractUser]
+) -> None:
+    user = django_user_model.objects.create_user(username="dev", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.DEVELOPER)
+    Membership.objects.create(workspace=other_tenant.workspace, user=user, role=Role.VIEWER)
+    theirs = assemble(other_tenant, other_tenant.root, "shipping")
+    client.force_login(user)
+    assert client.post("/workspace/", {"workspace": other_tenant.workspace.slug}).status_code == 302
+    assert client.get("/console/").status_code == 403
+    assert client.get(f"/console/traces/{theirs}/").status_code == 403
+    assert client.post("/workspace/", {"workspace": tenant.workspace.slug}).status_code == 302
+    assert client.get("/console/").status_code == 200
+    assert client.get(f"/console/traces/{theirs}/").status_code == 404  # acme's console knows no globex trace
 
 
 def test_it_lists_only_the_current_workspaces_assemblies(
@@ -145,7 +180,8 @@ def test_it_paginates_and_answers_htmx_with_the_list_only(staff: Client, tenant:
     first = staff.get("/console/")
     assert first.context["page"].paginator.num_pages == 3
     fragment = staff.get("/console/?page=2&q=q", HTTP_HX_REQUEST="true").content.decode().strip()
-    assert fragment.startswith('<section id="records"') and "<form" not in fragment
+    # the list only: not the filters' form (the list's own "save as a question set" follows the filters)
+    assert fragment.startswith('<section id="records"') and 'role="search"' not in fragment
     assert "page 2 of 3" in fragment
     assert 'hx-get="?q=q&amp;page=3"' in fragment and 'href="?q=q&amp;page=3"' in fragment
 
@@ -155,11 +191,12 @@ def test_it_lists_in_a_constant_number_of_queries(
 ) -> None:
     for n in range(8):
         assemble(tenant, project, f"topic {n}")
-    with django_assert_max_num_queries(12):  # type: ignore[operator]
+    # 14: the tags in use (the tag filter's choices) and the page's rows' tags are one query each.
+    with django_assert_max_num_queries(14):  # type: ignore[operator]
         assert staff.get("/console/").status_code == 200
     for n in range(8, 30):
         assemble(tenant, project, f"topic {n}")
-    with django_assert_max_num_queries(12):  # type: ignore[operator]
+    with django_assert_max_num_queries(14):  # type: ignore[operator]
         assert staff.get("/console/").status_code == 200
 
 
@@ -200,7 +237,7 @@ def test_a_cached_answer_links_to_the_trace_it_came_from_and_shows_its_decisions
 
 @override_settings(ASSEMBLY_CACHE_SECONDS=0)
 def test_replay_runs_the_request_again_and_shows_the_difference(staff: Client, tenant: Tenant, project: Layer) -> None:
-    trace_id = assemble(tenant, project, "when are invoices generated", token_budget=200)
+    trace_id = assemble(tenant, project, "when are invoices generated", token_budget=400)
     items_create(layer=project, items=[ItemInput(kind="memory", type="fact", content="Invoices moved to 03:00 UTC.")])
     fragment = staff.post(f"/console/traces/{trace_id}/replay/", HTTP_HX_REQUEST="true").content.decode().strip()
     assert fragment.startswith('<section id="replay"')
@@ -279,11 +316,11 @@ def test_a_cache_hit_shows_its_originals_zone_and_the_zone_filter_finds_it(
     hit = AssemblyRecord.objects.get(request__cached_from=zoned)
     assert "zone" not in hit.request
     rows = staff.get("/console/?zone=conservative").context["rows"]
-    assert {(str(record.trace_id), zone) for record, zone in rows} == {
+    assert {(str(record.trace_id), zone) for record, zone, _tags in rows} == {
         (zoned, "conservative"),
         (str(hit.trace_id), "conservative"),
     }
-    everything = {str(record.trace_id): zone for record, zone in staff.get("/console/").context["rows"]}
+    everything = {str(record.trace_id): zone for record, zone, _tags in staff.get("/console/").context["rows"]}
     assert everything[str(hit.trace_id)] == "conservative"
     assert set(everything.values()) == {"conservative", "normal"}
 
@@ -317,6 +354,37 @@ def test_it_finds_an_assembly_by_the_first_characters_of_its_trace_id_as_the_lis
     other = assemble(tenant, project, "who answers billing questions")
     for prefix in (invoices[:8], invoices[:8].upper(), invoices[:13]):
         rows = staff.get(f"/console/?q={prefix}").context["rows"]
-        assert [str(record.trace_id) for record, _ in rows] == [invoices], prefix
+        assert [str(record.trace_id) for record, _, _ in rows] == [invoices], prefix
     assert f"<code>{other[:8]}</code>" in staff.get("/console/").content.decode()  # what a developer copies
-    assert [str(r.trace_id) for r, _ in staff.get("/console/?q=billing").context["rows"]] == [other]
+    assert [str(r.trace_id) for r, _, _ in staff.get("/console/?q=billing").context["rows"]] == [other]
+
+
+@override_settings(WORKSPACE_MAX_CONCURRENT=1, WORKER_MAX_CONCURRENT=0, WORKSPACE_QUEUE_MS=20)
+def test_a_replay_while_the_workspace_uses_its_share_says_so_and_works_after(
+    staff: Client, tenant: Tenant, project: Layer
+) -> None:
+    from apps.core.fair_share import gate
+
+    trace_id = assemble(tenant, project, "billing")
+    slots = gate()
+    assert slots.enter(workspace_id=tenant.workspace.pk, wait=0)  # an agent's request holds the share
+    try:
+        response = staff.post(f"/console/traces/{trace_id}/replay/")
+    finally:
+        slots.leave(workspace_id=tenant.workspace.pk)
+    assert response.status_code == 200 and b"(overloaded)" in response.content
+    assert b"(overloaded)" not in staff.post(f"/console/traces/{trace_id}/replay/").content
+
+
+def test_an_overload_no_page_caught_is_a_429_page_with_retry_after(rf: object, db: None) -> None:
+    from apps.core.errorpages import server_error
+    from apps.core.errors import TooManyRequests
+
+    for path, kind in (("/profiles/", "text/html"), ("/api/v1/items/", "application/json")):
+        request = rf.get(path)  # type: ignore[attr-defined]
+        try:
+            raise TooManyRequests("this workspace already runs its share", retry_after=1, code="overloaded")
+        except TooManyRequests:
+            response = server_error(request)  # Django's 500 handler, called while the exception is handled
+        assert response.status_code == 429 and response["Retry-After"] == "1"
+        assert response["Content-Type"].startswith(kind)

@@ -121,3 +121,41 @@ def test_a_cache_hit_replays_the_request_it_came_from(tenant: Tenant, project: o
     diff = record_replay(record=hit)
     assert diff.original_trace_id == str(original.trace_id)
     assert diff.unchanged
+
+
+def test_the_schedules_errors_are_left_out_of_a_workspaces_dump_but_given_to_superusers(
+    tenant: Tenant, other_tenant: Tenant, project: object, django_user_model: type
+) -> None:
+    """The schedule is installation-wide: a sweep's error may quote another workspace's rows."""
+    from django.test import Client
+
+    from apps.workspaces.models import Membership, Role
+
+    leak = "IntegrityError: Key (external_id)=(globex-payroll-2026) already exists."
+    PeriodicRun.objects.create(
+        task="apps.layers.tasks.embed_pending_items", runs=4, failures=1, last_ok=False, last_error=leak
+    )
+    member = django_user_model.objects.create_user(username="grace", password="x" * 12, is_staff=True)
+    Membership.objects.create(workspace=tenant.workspace, user=member, role=Role.ADMIN)
+    client = Client()
+    client.force_login(member)
+    for url in (
+        "/console/state/",
+        "/console/state/?format=json",
+        f"/console/state/{project.pk}/",  # type: ignore[attr-defined]
+        f"/console/state/{project.pk}/?format=json",
+    ):  # type: ignore[attr-defined]
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert "globex-payroll" not in response.content.decode(), url
+    schedule = {
+        entry["name"]: entry for entry in json.loads(client.get("/console/state/?format=json").content)["schedule"]
+    }
+    assert schedule["embed-pending-items"]["last_ok"] is False and "last_error" not in schedule["embed-pending-items"]
+    assert "superusers" in client.get("/console/state/").content.decode()
+
+    root = django_user_model.objects.create_superuser(username="root", password="x" * 12, email="r@example.com")
+    client.force_login(root)
+    assert "globex-payroll" in client.get("/console/state/").content.decode()
+    dump = workspace_state(workspace=tenant.workspace, installation=True)
+    assert {entry["name"]: entry for entry in dump["schedule"]}["embed-pending-items"]["last_error"] == leak

@@ -11,7 +11,7 @@ from apps.core.errors import DomainError
 from apps.core.progress import ProgressBar, command_stream
 from apps.layers.embedder import items_embed_batch
 from apps.layers.models import Item
-from apps.workspaces.models import Workspace
+from apps.workspaces.selectors import workspace_get_by_slug
 
 
 class Command(BaseCommand):
@@ -23,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         workspace_id = None
         if options["workspace"]:
-            workspace = Workspace.objects.filter(slug=options["workspace"]).first()
+            workspace = workspace_get_by_slug(slug=options["workspace"])
             if workspace is None:
                 raise CommandError(f"workspace {options['workspace']!r} not found")
             workspace_id = workspace.pk

@@ -7,9 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.layers.models import Layer
+from apps.layers.selectors import layers_list
 from apps.summaries.services import layer_summarize, summarize_due_layers
-from apps.workspaces.models import Workspace
+from apps.workspaces.selectors import workspace_get_by_slug
 
 
 class Command(BaseCommand):
@@ -25,14 +25,14 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         workspace = None
         if options["workspace"]:
-            workspace = Workspace.objects.filter(slug=options["workspace"]).first()
+            workspace = workspace_get_by_slug(slug=options["workspace"])
             if workspace is None:
                 raise CommandError(f"no workspace {options['workspace']!r}")
         if options["force"]:
             if workspace is None:
                 raise CommandError("--force needs --workspace")
             order = {"session": 0, "multi_session": 1, "project": 2, "team": 3, "org": 4, "company": 5}
-            layers = sorted(Layer.objects.filter(workspace=workspace), key=lambda layer: (order[layer.kind], layer.pk))
+            layers = sorted(layers_list(workspace=workspace), key=lambda layer: (order[layer.kind], layer.pk))
             results = [layer_summarize(layer=layer, force=True) for layer in layers]
         else:
             results = summarize_due_layers(workspace_id=workspace.pk if workspace else None)

@@ -9,8 +9,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from apps.layers.models import Layer
-from apps.web.console.access import staff_view
+from apps.core.errors import NotFound
+from apps.layers.selectors import layer_get
+from apps.web.console.access import developer_view
 from apps.web.console.state import layer_state, workspace_state
 from apps.web.workspace_choice import WorkspaceAccess
 
@@ -22,26 +23,34 @@ def _download(dump: dict[str, Any], filename: str) -> HttpResponse:
     return response
 
 
+def _installation(request: HttpRequest) -> bool:
+    """Superusers run the installation: only they see the schedule's errors, which span every workspace."""
+    return bool(getattr(request.user, "is_superuser", False))
+
+
 def _wants_json(request: HttpRequest) -> bool:
     return request.GET.get("format") == "json"
 
 
-@staff_view
+@developer_view
 def workspace(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     assert access.current is not None
-    dump = workspace_state(workspace=access.current)
+    dump = workspace_state(workspace=access.current, installation=_installation(request))
     if _wants_json(request):
         return _download(dump, f"state-{access.current.slug}.json")
     context = {"dump": dump, "crumbs": [("Console", "/console/"), ("State", None)]}
     return render(request, "console/state_workspace.html", context)
 
 
-@staff_view
+@developer_view
 def layer(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpResponse:
-    found = Layer.objects.filter(workspace=access.current, pk=layer_id).select_related("workspace").first()
-    if found is None:
-        raise Http404("No such layer in this workspace.")
-    dump = layer_state(layer=found)
+    assert access.current is not None
+    try:
+        found = layer_get(workspace=access.current, layer_id=layer_id)
+    except NotFound as exc:
+        raise Http404("No such layer in this workspace.") from exc
+    found.workspace = access.current  # the one it was found in: no query for it
+    dump = layer_state(layer=found, installation=_installation(request))
     if _wants_json(request):
         return _download(dump, f"state-{found.workspace.slug}-layer-{found.pk}.json")
     context = {

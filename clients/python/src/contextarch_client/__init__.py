@@ -22,6 +22,7 @@ from contextarch_client.models import (
     Chunk,
     ConsumptionRecorded,
     ContextResult,
+    Erasure,
     ErrorPatternMatches,
     HistoryResult,
     Item,
@@ -29,7 +30,9 @@ from contextarch_client.models import (
     Page,
     Status,
     StreamEvent,
+    TokenCount,
     Trace,
+    WorkspaceImported,
 )
 from contextarch_client.retry import RetryPolicy
 
@@ -46,6 +49,7 @@ __all__ = [
     "ContextArchError",
     "ContextArchitect",
     "ContextResult",
+    "Erasure",
     "ErrorPatternMatches",
     "HistoryResult",
     "InvalidRequest",
@@ -59,5 +63,7 @@ __all__ = [
     "ServerError",
     "Status",
     "StreamEvent",
+    "TokenCount",
     "Trace",
+    "WorkspaceImported",
 ]

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, Unpack
+from typing import Any, BinaryIO, TypeVar, Unpack
 
 import httpx
 
 from contextarch_client import calls, models
 from contextarch_client.bulk import BulkPlan
-from contextarch_client.client import _body_or_raise, _json_or_none
+from contextarch_client.client import _archive_out, _body_or_raise, _json_or_none
 from contextarch_client.config import Config
 from contextarch_client.errors import ConnectionFailed, ContextArchError
 from contextarch_client.params import AttemptParams, ContextParams, HistoryParams, ItemFields
@@ -60,7 +61,12 @@ class AsyncContextArchitect:
             retries_left = attempt <= self.retry.max_retries
             try:
                 response = await self._http.request(
-                    call.method, call.path, params=call.params, json=call.body, headers=headers
+                    call.method,
+                    call.path,
+                    params=call.params,
+                    json=call.body,
+                    content=call.content,
+                    headers={**call.headers, **headers},
                 )
             except httpx.TransportError as exc:
                 refused = isinstance(exc, httpx.ConnectError)  # nothing was sent: any call may go again
@@ -104,6 +110,16 @@ class AsyncContextArchitect:
 
     async def report_consumption(self, *, trace_id: str, used: Sequence[int]) -> models.ConsumptionRecorded:
         return await self._send(calls.consumption(trace_id=trace_id, used=used))
+
+    async def count_tokens(
+        self,
+        *,
+        model: str | None = None,
+        text: str | None = None,
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> models.TokenCount:
+        return await self._send(calls.tokens_count(model=model, text=text, messages=messages, tools=tools))
 
     async def search_history(self, **params: Unpack[HistoryParams]) -> models.HistoryResult:
         return await self._send(calls.history(params))
@@ -173,6 +189,17 @@ class AsyncContextArchitect:
     async def create_item(self, *, layer: int, **fields: Unpack[ItemFields]) -> models.Item:
         return await self._send(calls.item_create(layer=layer, fields=fields))
 
+    async def update_item(self, item_id: int, **fields: Unpack[ItemFields]) -> models.Item:
+        """Change some fields of an item (`PATCH /api/v1/items/{item_id}/`); new content is embedded again."""
+        return await self._send(calls.item_update(item_id=item_id, fields=fields))
+
+    async def delete_item(self, item_id: int) -> None:
+        await self._send(calls.item_delete(item_id))
+
+    async def delete_layer(self, layer_id: int) -> None:
+        """Delete a layer with its descendants and their items (the company root cannot be deleted)."""
+        await self._send(calls.layer_delete(layer_id))
+
     async def create_items(self, *, layer: int, items: Sequence[Mapping[str, Any]]) -> models.BulkCreated:
         return await self._send(calls.items_bulk(layer=layer, items=items))
 
@@ -197,6 +224,55 @@ class AsyncContextArchitect:
             status = await self.wait_until_searchable(timeout=timeout, progress=plan.bar)
             searchable = status.items_pending_embedding == 0
         return plan.finish(searchable=searchable)
+
+    async def workspace_export(self, dest: str | os.PathLike[str] | BinaryIO, *, embeddings: bool = False) -> int:
+        """Write the key's workspace archive to `dest` (a path or a binary file); the bytes written."""
+        query = calls.workspace_export_query(embeddings=embeddings)
+        try:
+            async with self._http.stream("GET", "/api/v1/workspace/export/", params=query) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    _body_or_raise(response)
+                with _archive_out(dest) as out:
+                    written = 0
+                    async for chunk in response.aiter_bytes():
+                        out.write(chunk)
+                        written += len(chunk)
+                return written
+        except httpx.TransportError as exc:
+            raise ConnectionFailed(str(exc) or type(exc).__name__, code="connection_failed") from exc
+
+    async def workspace_import(self, source: str | os.PathLike[str] | bytes | BinaryIO) -> models.WorkspaceImported:
+        """Restore an archive into the key's (empty) workspace; see `ContextArchitect.workspace_import`."""
+        return await self._send(calls.workspace_import(calls.archive_bytes(source)))
+
+    async def erase(
+        self,
+        *,
+        item_ids: Sequence[int] | None = None,
+        external_id_prefix: str | None = None,
+        user: str | None = None,
+        text: str | None = None,
+        dry_run: bool = False,
+        dry_run_id: int | None = None,
+    ) -> models.Erasure:
+        """Erase (or `dry_run`) what is named; see `ContextArchitect.erase`."""
+        return await self._send(
+            calls.erase(
+                item_ids=item_ids,
+                external_id_prefix=external_id_prefix,
+                user=user,
+                text=text,
+                dry_run=dry_run,
+                dry_run_id=dry_run_id,
+            )
+        )
+
+    async def erasures(self, *, page: int | None = None, page_size: int | None = None) -> models.Page[models.Erasure]:
+        return await self._send(calls.erasures_list(page=page, page_size=page_size))
+
+    async def erasure(self, erasure_id: int) -> models.Erasure:
+        return await self._send(calls.erasure_get(erasure_id))
 
     async def status(self) -> models.Status:
         return await self._send(calls.status())

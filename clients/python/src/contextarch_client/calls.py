@@ -5,9 +5,11 @@ The sync and async clients only differ in how they send a `Call`; the operations
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from pathlib import Path
+from typing import Any, BinaryIO, Generic, TypeVar
 
 from contextarch_client import models
 from contextarch_client.params import AttemptParams, ContextParams, HistoryParams, ItemFields
@@ -27,6 +29,7 @@ class Call(Generic[R]):
     body: Any = None
     idempotent: bool = True
     headers: Mapping[str, str] = field(default_factory=dict)
+    content: bytes | None = None  # a raw body (sent with `headers`' Content-Type) instead of JSON
 
 
 def _query(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,6 +100,24 @@ def item_create(*, layer: int, fields: ItemFields) -> Call[models.Item]:
     return Call("POST", "/api/v1/items/", models.Item.model_validate, body={"layer": layer, **fields}, idempotent=False)
 
 
+def item_update(*, item_id: int, fields: ItemFields) -> Call[models.Item]:
+    # The same changes sent again leave the same item: safe to repeat.
+    return Call("PATCH", f"/api/v1/items/{int(item_id)}/", models.Item.model_validate, body=dict(fields))
+
+
+def item_delete(item_id: int) -> Call[None]:
+    # Not repeated after a lost answer (a repeat would answer 404); only a refused connection is tried again.
+    return Call("DELETE", f"/api/v1/items/{int(item_id)}/", _nothing, idempotent=False)
+
+
+def layer_delete(layer_id: int) -> Call[None]:
+    return Call("DELETE", f"/api/v1/layers/{int(layer_id)}/", _nothing, idempotent=False)
+
+
+def _nothing(body: Any) -> None:
+    return None
+
+
 def items_bulk(*, layer: int, items: Sequence[Mapping[str, Any]]) -> Call[models.BulkCreated]:
     body = {"layer": layer, "items": [dict(i) for i in items]}
     return Call("POST", "/api/v1/items/bulk/", models.BulkCreated.model_validate, body=body, idempotent=False)
@@ -118,5 +139,76 @@ def consumption(*, trace_id: str, used: Sequence[int]) -> Call[models.Consumptio
     return Call("POST", "/api/v1/consumption/", models.ConsumptionRecorded.model_validate, body=body)
 
 
+def tokens_count(
+    *,
+    model: str | None,
+    text: str | None,
+    messages: Sequence[Mapping[str, Any]] | None,
+    tools: Sequence[Mapping[str, Any]] | None,
+) -> Call[models.TokenCount]:
+    body = _query({"model": model, "text": text, "messages": messages, "tools": tools})
+    return Call("POST", "/api/v1/tokens/", models.TokenCount.model_validate, body=body)
+
+
 def status() -> Call[models.Status]:
     return Call("GET", "/api/v1/status/", models.Status.model_validate)
+
+
+ARCHIVE_TYPE = "application/zip"
+
+
+def workspace_export_query(*, embeddings: bool) -> dict[str, Any]:
+    return _query({"embeddings": embeddings})
+
+
+def archive_bytes(source: str | os.PathLike[str] | bytes | BinaryIO) -> bytes:
+    """An archive to import: its bytes, a path to it, or a binary file open on it."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).read_bytes()
+    return source.read()
+
+
+def workspace_import(archive: bytes) -> Call[models.WorkspaceImported]:
+    # A POST with an Idempotency-Key: a repeat after a lost answer is answered, not restored twice.
+    return Call(
+        "POST",
+        "/api/v1/workspace/import/",
+        models.WorkspaceImported.model_validate,
+        idempotent=False,
+        headers={"Content-Type": ARCHIVE_TYPE},
+        content=archive,
+    )
+
+
+def erase(
+    *,
+    item_ids: Sequence[int] | None,
+    external_id_prefix: str | None,
+    user: str | None,
+    text: str | None,
+    dry_run: bool,
+    dry_run_id: int | None,
+) -> Call[models.Erasure]:
+    body = _query(
+        {
+            "item_ids": list(item_ids) if item_ids is not None else None,
+            "external_id_prefix": external_id_prefix,
+            "user": user,
+            "text": text,
+            "dry_run_id": dry_run_id,
+        }
+    )
+    body["dry_run"] = dry_run
+    return Call("POST", "/api/v1/erasure/", models.Erasure.model_validate, body=body, idempotent=False)
+
+
+def erasures_list(*, page: int | None, page_size: int | None) -> Call[models.Page[models.Erasure]]:
+    return Call(
+        "GET", "/api/v1/erasure/", _page_of(models.Erasure), params=_query({"page": page, "page_size": page_size})
+    )
+
+
+def erasure_get(erasure_id: int) -> Call[models.Erasure]:
+    return Call("GET", f"/api/v1/erasure/{int(erasure_id)}/", models.Erasure.model_validate)

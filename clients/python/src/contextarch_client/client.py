@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, Unpack
+from typing import Any, BinaryIO, TypeVar, Unpack
 
 import httpx
 
@@ -60,7 +62,12 @@ class ContextArchitect:
             retries_left = attempt <= self.retry.max_retries
             try:
                 response = self._http.request(
-                    call.method, call.path, params=call.params, json=call.body, headers=headers
+                    call.method,
+                    call.path,
+                    params=call.params,
+                    json=call.body,
+                    content=call.content,
+                    headers={**call.headers, **headers},
                 )
             except httpx.TransportError as exc:
                 refused = isinstance(exc, httpx.ConnectError)  # nothing was sent: any call may go again
@@ -113,6 +120,18 @@ class ContextArchitect:
     def report_consumption(self, *, trace_id: str, used: Sequence[int]) -> models.ConsumptionRecorded:
         """Which injected packages of one assembly were used (the same report again is idempotent)."""
         return self._send(calls.consumption(trace_id=trace_id, used=used))
+
+    def count_tokens(
+        self,
+        *,
+        model: str | None = None,
+        text: str | None = None,
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> models.TokenCount:
+        """Tokens of a `text`, or of chat `messages` and `tools`, in `model`'s tokenizer (`POST /api/v1/tokens/`):
+        exact where the model's vocabulary is published, else a calibrated estimate with its `margin`."""
+        return self._send(calls.tokens_count(model=model, text=text, messages=messages, tools=tools))
 
     # -- history, attempts and error patterns --------------------------------------------------------
 
@@ -193,6 +212,17 @@ class ContextArchitect:
     def create_item(self, *, layer: int, **fields: Unpack[ItemFields]) -> models.Item:
         return self._send(calls.item_create(layer=layer, fields=fields))
 
+    def update_item(self, item_id: int, **fields: Unpack[ItemFields]) -> models.Item:
+        """Change some fields of an item (`PATCH /api/v1/items/{item_id}/`); new content is embedded again."""
+        return self._send(calls.item_update(item_id=item_id, fields=fields))
+
+    def delete_item(self, item_id: int) -> None:
+        self._send(calls.item_delete(item_id))
+
+    def delete_layer(self, layer_id: int) -> None:
+        """Delete a layer with its descendants and their items (the company root cannot be deleted)."""
+        self._send(calls.layer_delete(layer_id))
+
     def create_items(self, *, layer: int, items: Sequence[Mapping[str, Any]]) -> models.BulkCreated:
         """Up to the server's bulk limit (1,000) in one all-or-nothing request; see `bulk_load` for more."""
         return self._send(calls.items_bulk(layer=layer, items=items))
@@ -242,6 +272,76 @@ class ContextArchitect:
                 return current
             time.sleep(interval)
 
+    # -- workspace archive and erasure (admin keys) ----------------------------------------------------
+
+    def workspace_export(self, dest: str | os.PathLike[str] | BinaryIO, *, embeddings: bool = False) -> int:
+        """Write the key's workspace as an archive (a zip) to `dest`, a path or a binary file, as it streams in
+        (`GET /api/v1/workspace/export/`); `embeddings` includes the items' vectors. Answers the bytes written.
+
+        A path is only created once the server has answered with the archive; an error raises before.
+        """
+        query = calls.workspace_export_query(embeddings=embeddings)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with self._http.stream("GET", "/api/v1/workspace/export/", params=query) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        _body_or_raise(response)
+                    with _archive_out(dest) as out:
+                        written = 0
+                        for chunk in response.iter_bytes():
+                            out.write(chunk)
+                            written += len(chunk)
+                    return written
+            except httpx.ConnectError as exc:  # refused before anything was written: try again
+                if attempt > self.retry.max_retries:
+                    raise ConnectionFailed(str(exc), code="connection_failed") from exc
+                time.sleep(self.retry.delay(attempt))
+            except httpx.TransportError as exc:
+                raise ConnectionFailed(str(exc) or type(exc).__name__, code="connection_failed") from exc
+
+    def workspace_import(self, source: str | os.PathLike[str] | bytes | BinaryIO) -> models.WorkspaceImported:
+        """Restore an archive (a path, bytes or a binary file) into the key's workspace, which must be empty
+        (`POST /api/v1/workspace/import/`): `Conflict` `workspace_not_empty`; a damaged or foreign archive is
+        `InvalidRequest` (`archive_damaged`, `archive_format_unknown`, `archive_member_missing`, `archive_invalid`)."""
+        return self._send(calls.workspace_import(calls.archive_bytes(source)))
+
+    def erase(
+        self,
+        *,
+        item_ids: Sequence[int] | None = None,
+        external_id_prefix: str | None = None,
+        user: str | None = None,
+        text: str | None = None,
+        dry_run: bool = False,
+        dry_run_id: int | None = None,
+    ) -> models.Erasure:
+        """Erase what is named everywhere the service keeps it, and answer the receipt (`POST /api/v1/erasure/`).
+
+        `dry_run=True` only counts, per place. A `text` is erased only after its dry run: send the same
+        arguments again with `dry_run_id` set to the dry run's `id`.
+        """
+        return self._send(
+            calls.erase(
+                item_ids=item_ids,
+                external_id_prefix=external_id_prefix,
+                user=user,
+                text=text,
+                dry_run=dry_run,
+                dry_run_id=dry_run_id,
+            )
+        )
+
+    def erasures(self, *, page: int | None = None, page_size: int | None = None) -> models.Page[models.Erasure]:
+        """The workspace's erasure receipts, newest first (`GET /api/v1/erasure/`)."""
+        return self._send(calls.erasures_list(page=page, page_size=page_size))
+
+    def erasure(self, erasure_id: int) -> models.Erasure:
+        """One erasure's receipt (`GET /api/v1/erasure/{erasure_id}/`)."""
+        return self._send(calls.erasure_get(erasure_id))
+
     def _pages(self, fetch: Any) -> Iterator[Any]:
         page = 1
         while True:
@@ -250,6 +350,16 @@ class ContextArchitect:
             if not answer.next:
                 return
             page += 1
+
+
+@contextlib.contextmanager
+def _archive_out(dest: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
+    """A binary file to write an archive to: `dest` itself, or the file at the path (closed afterwards)."""
+    if isinstance(dest, (str, os.PathLike)):
+        with open(dest, "wb") as out:
+            yield out
+    else:
+        yield dest
 
 
 def _json_or_none(response: httpx.Response) -> Any:

@@ -113,11 +113,15 @@ class Item(Model):
     access_count: int
     last_accessed_at: datetime | None
     embedded: bool
+    seen_count: int = 1  # writes this item stands for: itself and the repeats merged into it
+    merged_external_ids: list[str] = []
+    superseded_by: int | None = None  # the newer item that replaces it (left out of contexts)
 
 
 class BulkCreated(Model):
     operation = ("post", "/api/v1/items/bulk/", "201")
-    ids: list[int]
+    ids: list[int]  # per item sent, the item that holds it
+    merged: list[int]  # indexes of the items sent that were merged into an item they repeat
 
 
 class ErrorPattern(Model):
@@ -171,6 +175,19 @@ class ConsumptionRecorded(Model):
     ratio: float | None
     reported_at: datetime
     duplicate: bool
+
+
+class TokenCount(Model):
+    operation = ("post", "/api/v1/tokens/", "200")
+    model: str
+    tokens: int
+    encoding: str
+    exact: bool
+    margin: float
+    known: bool
+    context_window: int | None
+    calls: int
+    warnings: list[str]
 
 
 class HistoryMessage(Model):
@@ -232,6 +249,8 @@ class Trace(Model):
     sampled: bool
     consumption: dict[str, Any]
     trace: list[dict[str, Any]]
+    origin: str = "agent"  # "page" for a run from the pages (preview, compare, replay)
+    proxy: dict[str, Any] | None = None  # the proxied call that carried it: upstream, model, usage, our count
 
 
 class Status(Model):
@@ -244,8 +263,52 @@ class Status(Model):
     items_pending_embedding: int
     embedding_items_per_s: float | None = None  # the background embedder's recent rate
     embedding_eta_seconds: float | None = None  # the backlog at that rate; None before a rate is known
+    embedding_model_change: dict[str, Any] | None = None  # {"from", "to", "since"} while re-embedding
     background: dict[str, Any]
     providers: dict[str, Any]
+
+
+class ErasurePlace(Model):
+    """What one place held of an erasure's target and what became of it."""
+
+    found: int
+    removed: int
+    rewritten: int
+    regenerated: int
+    cleared: int
+
+
+class ErasureNamed(Model):
+    """What an erasure named: the item ids as given; the prefix, user and text as HMACs (None: not named)."""
+
+    item_ids: list[int]
+    external_id_prefix: str | None
+    user: str | None
+    text: str | None
+
+
+class Erasure(Model):
+    """`GET /api/v1/erasure/{erasure_id}/`: an erasure's (or dry run's) receipt, per place (`items`, ...)."""
+
+    operation = ("get", "/api/v1/erasure/{erasure_id}/", "200")
+    id: int
+    dry_run: bool = False
+    dry_run_of: int | None = None
+    state: str = ""  # running, done or failed
+    named: ErasureNamed
+    places: dict[str, ErasurePlace]
+    failed_at: str = ""
+    api_key: str | None
+    created_at: datetime
+    finished_at: datetime | None = None
+
+
+class WorkspaceImported(Model):
+    """`POST /api/v1/workspace/import/`: the workspace the archive came from and the rows restored per part."""
+
+    operation = ("post", "/api/v1/workspace/import/", "201")
+    source: dict[str, Any]
+    rows: dict[str, int]
 
 
 T = TypeVar("T", bound=Model)
@@ -265,6 +328,7 @@ class Page(BaseModel, Generic[T]):
 PAGED_OPERATIONS: dict[tuple[str, str, str], type[Model]] = {
     ("get", "/api/v1/layers/", "200"): Layer,
     ("get", "/api/v1/items/", "200"): Item,
+    ("get", "/api/v1/erasure/", "200"): Erasure,
 }
 
 

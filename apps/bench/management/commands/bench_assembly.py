@@ -1,0 +1,145 @@
+"""`manage.py bench_assembly`: p50/p95/p99 and throughput of context assembly, in-process and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.bench.assembly import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
+from apps.bench.assembly.corpus import request_bodies
+from apps.bench.assembly.recall_curve import ef_search_curve
+from apps.bench.assembly.seed import Seeded
+from apps.bench.assembly.tracing_cost import off_path_ns, tracing_cost
+
+
+class Command(BaseCommand):
+    help = (
+        "Seed a synthetic workspace of --items items, then time --queries assemblies per mode in-process and "
+        "over HTTP with --concurrency clients (--server starts scripts/serve with --workers processes; --url uses a "
+        "server on this database). "
+        "The workspace is deleted afterwards unless --keep."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--items", type=int, default=10_000)
+        parser.add_argument("--queries", type=int, default=200, help="timed requests per mode and path")
+        parser.add_argument("--concurrency", type=int, default=8, help="HTTP client threads")
+        parser.add_argument("--budget", type=int, default=4000)
+        parser.add_argument("--url", help="base URL of a running server that uses this database")
+        parser.add_argument("--server", action="store_true", help="start scripts/serve on a free port")
+        parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="server processes with --server")
+        parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
+        parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
+        parser.add_argument(
+            "--reuse", metavar="SLUG", help="time a workspace kept by an earlier --keep run (kept again)"
+        )
+        parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+        parser.add_argument(
+            "--ef-search-curve",
+            metavar="LIST",
+            help="comma-separated hnsw.ef_search values: print recall@RETRIEVAL_CANDIDATES against exact search "
+            "and the search latency for each (on the seeded or reused workspace), instead of the timings",
+        )
+        parser.add_argument(
+            "--tracing-cost",
+            type=int,
+            metavar="ROUNDS",
+            help="instead of the timings: ROUNDS rounds each of --queries in-process vector assemblies with "
+            "OpenTelemetry tracing off and on (exporting over OTLP/HTTP to a local sink), alternating; "
+            "CPU per assembly of each",
+        )
+        parser.add_argument(
+            "--embedding-batch", type=int, default=64, help="batch size of the embedding-rate measurement; 0 skips it"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["items"] < 1 or options["queries"] < 2 or options["concurrency"] < 1 or options["workers"] < 1:
+            raise CommandError("--items, --concurrency and --workers must be >= 1, --queries >= 2")
+        if options["tracing_cost"] is not None and options["tracing_cost"] < 1:
+            raise CommandError("--tracing-cost takes a number of rounds >= 1")
+        options_ = BenchOptions(
+            modes=MODES if options["mode"] == "all" else (options["mode"],),
+            queries=options["queries"],
+            concurrency=options["concurrency"],
+            budget=options["budget"],
+            url=options["url"],
+            server=options["server"],
+            workers=options["workers"],
+            embedding_batch=options["embedding_batch"],
+        )
+        if options["reuse"]:
+            try:
+                seeded = bench_reuse(slug=options["reuse"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+            options["keep"] = True
+        else:
+            seeded = bench_seed(items=options["items"])
+        try:
+            if options["ef_search_curve"]:
+                self._curve(seeded, options["ef_search_curve"], options["queries"])
+                return
+            if options["tracing_cost"] is not None:
+                self._tracing_cost(seeded, options["tracing_cost"], options["queries"], options["budget"])
+                return
+            result = bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
+            if options["json"]:
+                figures = result.json(items=seeded.items, concurrency=options_.concurrency)
+                Path(options["json"]).write_text(json.dumps(figures, indent=2) + "\n")
+                self.stdout.write(f"wrote {options['json']}")
+        finally:
+            if options["keep"]:
+                self.stdout.write(f"kept workspace {seeded.workspace.slug}")
+            else:
+                started = time.perf_counter()
+                bench_delete(seeded=seeded)
+                self.stdout.write(f"deleted the bench workspace in {time.perf_counter() - started:.1f}s")
+
+    def _curve(self, seeded: Seeded, values: str, queries: int) -> None:
+        try:
+            efs = sorted({int(part) for part in values.split(",") if part.strip()})
+        except ValueError as exc:
+            raise CommandError(f"--ef-search-curve takes comma-separated integers, got {values!r}") from exc
+        if not efs or efs[0] < 1 or efs[-1] > 1000:
+            raise CommandError("--ef-search-curve values must be within 1-1000")
+        k = settings.RETRIEVAL_CANDIDATES
+        bodies = request_bodies(layer_id=seeded.layer_id, mode="vector", tickets=list(range(queries)), budget=1)
+        vectors = [np.asarray(body["query_vector"], dtype=np.float32) for body in bodies]
+        self.stdout.write(f"{seeded.items:,} items, {queries} query vectors, recall@{k} against exact search")
+        self.stdout.write(f"{'ef_search':>9} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
+        for point in ef_search_curve(workspace_id=seeded.workspace.pk, vectors=vectors, efs=efs, k=k):
+            self.stdout.write(f"{point.ef_search:>9} {point.recall:>7.3f} {point.p50_ms:>7.1f} {point.p95_ms:>7.1f}")
+
+    def _tracing_cost(self, seeded: Seeded, rounds: int, per_round: int, budget: int) -> None:
+        tickets = iter(random.Random().sample(range(100_000, 1_000_000), 2 * (rounds + 1) * per_round))
+
+        def bodies(n: int) -> list[dict[str, Any]]:
+            chunk = [next(tickets) for _ in range(n)]
+            return request_bodies(layer_id=seeded.layer_id, mode="vector", tickets=chunk, budget=budget)
+
+        self.stdout.write(
+            f"{seeded.items:,} items, budget {budget}: {rounds} rounds of {per_round} in-process vector assemblies "
+            "with tracing off and on, alternating (after one uncounted round of each)"
+        )
+        self.stdout.write(f"tracing off, its code's cost: {off_path_ns():.0f} ns per assembly (one check per span)")
+        costs, sink = tracing_cost(seeded=seeded, rounds=rounds, bodies=bodies, per_round=per_round)
+        for cost in costs:
+            rounds_ms = " ".join("-" if ms is None else f"{ms:.2f}" for ms in cost.round_cpu_ms)
+            cpu = "-" if cost.cpu_ms is None else f"{cost.cpu_ms:.2f}"
+            self.stdout.write(
+                f"tracing {cost.state:>3}: {cost.requests} assemblies, cpu {cpu} ms per assembly "
+                f"(rounds: {rounds_ms}), p50 {cost.p50_ms:.2f} ms"
+            )
+        off, on = costs
+        if off.cpu_ms and on.cpu_ms:
+            extra = on.cpu_ms - off.cpu_ms
+            self.stdout.write(f"on - off: {extra:+.2f} ms cpu per assembly ({extra / off.cpu_ms:+.1%})")
+        self.stdout.write(f"exported: {sink.requests} OTLP requests, {sink.bytes / 1024:.0f} KiB")

@@ -1,0 +1,41 @@
+"""Which search hits the query is really about: a floor relative to the query's best hits.
+
+A vector search always returns its k nearest items, so in a workspace of a few hundred items
+every turn of a conversation is a "hit" of any query. A hit counts as strong (the query asked
+for it) when its cosine similarity is within VECTOR_MARGIN of the best hit's (e5 puts every pair
+of texts above ~0.7, so only the distance from the best says anything), or when its keyword score
+is at least KEYWORD_SHARE of the best keyword score. Only a strong hit keeps its whole ladder at
+any conversation distance (seed 002's presets decide for the rest: engine/policy.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from apps.engine.types import Candidate
+
+VECTOR_MARGIN = 0.03
+KEYWORD_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class HitFloor:
+    """The best scores of one query's two searches (None: that search found nothing or did not run)."""
+
+    best_similarity: float | None = None
+    best_keyword: float | None = None
+
+    @classmethod
+    def of(cls, *, similarities: Iterable[float], keyword_scores: Iterable[float]) -> HitFloor:
+        sims, kws = list(similarities), list(keyword_scores)
+        return cls(best_similarity=max(sims) if sims else None, best_keyword=max(kws) if kws else None)
+
+    def strong(self, c: Candidate) -> bool:
+        """Whether `c` is one of the hits the query is about (within the floor of either search)."""
+        if c.vector_similarity is not None and self.best_similarity is not None:
+            if c.vector_similarity >= self.best_similarity - VECTOR_MARGIN:
+                return True
+        if c.keyword_score is not None and self.best_keyword:
+            return c.keyword_score >= KEYWORD_SHARE * self.best_keyword
+        return False

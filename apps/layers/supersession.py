@@ -1,0 +1,152 @@
+"""Superseded items: a newer item replaces older ones, named by its writer or proposed by a detector.
+
+- On write an item may name the items it supersedes (`supersedes: [ids]`, any layer of the workspace):
+  they get `superseded_by`, leave contexts by default (trace reason "superseded", with the id that
+  replaced them) and stay listed, searchable by the history tool and usable with `include_superseded`.
+- The rule-based detector runs when the embedder has stored new vectors (`proposals_detect`): for a
+  new item it proposes each older item of the same layer, kind and type that is about the same subject
+  (the same first content word: "Alice lives in Paris" / "Alice moved to Berlin"; not "Bob lives in
+  Paris"), close in meaning (cosine at least `SUPERSESSION_SIMILARITY`) and yet not a near duplicate
+  (below `duplicates.DUPLICATE_SIMILARITY`, or other figures), newer than it. An operator accepts or
+  rejects each proposal (the layer page, `/api/v1/supersessions/`); nothing is superseded unasked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from apps.core.errors import Conflict, NotFound
+from apps.core.versions import content_changed
+from apps.layers.duplicates import DUPLICATE_SIMILARITY, figures
+from apps.layers.models import Item, ProposalState, SupersessionProposal
+
+# At or above this cosine (multilingual-e5-small, layer name in front) two statements of one layer with
+# one subject say something about the same thing: "Alice lives in Paris" / "Alice moved to Berlin" are
+# 0.885-0.903 under three layer names, "... / Alice's manager is Carol" 0.849-0.878, unrelated facts
+# 0.75-0.89 (the subject rule keeps those apart).
+SUPERSESSION_SIMILARITY = 0.88
+CANDIDATES_PER_ITEM = 5
+_WORD = re.compile(r"[^\W\d_]+")
+_LEADING = frozenset(
+    "a an the this that these those our your my their his her its we they i you it there here "
+    "now today currently also then so and but".split()
+)
+
+
+def subject(text: str) -> str:
+    """The first content word of `text`, lowercased and without a plural s: a cheap stand-in for the
+    statement's subject ("Our CI moved ..." → "ci", "Deploys are frozen ..." → "deploy")."""
+    for word in _WORD.findall(text.lower()):
+        if word not in _LEADING:
+            return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    return ""
+
+
+def supersedes_check(*, workspace_id: int, ids: Sequence[int]) -> None:
+    """Refuse ids that are not items of the workspace (404 `item_not_found`, every missing id named)."""
+    wanted = set(ids)
+    found = set(Item.objects.filter(workspace_id=workspace_id, pk__in=wanted).values_list("pk", flat=True))
+    missing = sorted(wanted - found)
+    if missing:
+        raise NotFound(f"item {missing[0]} not found", code="item_not_found", details={"supersedes": missing})
+
+
+def items_supersede(*, new: Item, old_ids: Sequence[int], decided_by: str = "") -> int:
+    """Mark `old_ids` (items of `new`'s workspace) as superseded by `new`; their pending proposals
+    against `new` are accepted with it. Returns how many items changed."""
+    ids = [i for i in dict.fromkeys(old_ids) if i != new.pk]
+    if not ids:
+        return 0
+    with transaction.atomic():
+        changed = (
+            Item.objects.filter(workspace_id=new.workspace_id, pk__in=ids)
+            .exclude(superseded_by_id=new.pk)
+            .update(superseded_by_id=new.pk)
+        )
+        # A newer item that the old ones superseded cannot be superseded by its own successor's chain.
+        Item.objects.filter(pk=new.pk, superseded_by_id__in=ids).update(superseded_by_id=None)
+        SupersessionProposal.objects.filter(new=new, old_id__in=ids, state=ProposalState.PENDING).update(
+            state=ProposalState.ACCEPTED, decided_at=timezone.now(), decided_by=decided_by
+        )
+        content_changed(new.workspace_id)
+    return changed
+
+
+def proposal_decide(*, proposal: SupersessionProposal, accept: bool, decided_by: str) -> SupersessionProposal:
+    """Accept (the old item is superseded by the new one) or reject a pending proposal; a decided
+    one is a 409 `proposal_decided`."""
+    with transaction.atomic():
+        locked = SupersessionProposal.objects.select_for_update().get(pk=proposal.pk)
+        if locked.state != ProposalState.PENDING:
+            raise Conflict(f"this proposal was {locked.state} already", code="proposal_decided")
+        locked.state = ProposalState.ACCEPTED if accept else ProposalState.REJECTED
+        locked.decided_at = timezone.now()
+        locked.decided_by = decided_by[:200]
+        locked.save(update_fields=["state", "decided_at", "decided_by"])
+        if accept:
+            items_supersede(new=locked.new, old_ids=[locked.old_id], decided_by=decided_by)
+    return locked
+
+
+# The older items of the same layer, kind and type nearest to each new item (not superseded, not messages).
+_NEIGHBOURS_SQL = """
+SELECT n.id, o.id, 1 - (o.embedding <=> n.embedding)
+FROM layers_item n CROSS JOIN LATERAL (
+    SELECT o.id, o.embedding FROM layers_item o
+    WHERE o.layer_id = n.layer_id AND o.kind = n.kind AND o.type = n.type AND o.id <> n.id
+      AND o.created_at <= n.created_at AND o.embedding IS NOT NULL AND o.superseded_by_id IS NULL
+      AND o.content_hash <> n.content_hash
+    ORDER BY o.embedding <=> n.embedding LIMIT %s
+) o
+WHERE n.id = ANY(%s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+  AND n.superseded_by_id IS NULL
+"""
+
+
+def proposals_detect(*, ids: Sequence[int]) -> list[SupersessionProposal]:
+    """Propose supersessions for the newly embedded items `ids` (the rules in this module's docstring)."""
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_NEIGHBOURS_SQL, [CANDIDATES_PER_ITEM, list(ids)])
+        pairs = [(new, old, float(similarity)) for new, old, similarity in cursor.fetchall()]
+    pairs = [p for p in pairs if p[2] >= SUPERSESSION_SIMILARITY]
+    if not pairs:
+        return []
+    rows = Item.objects.in_bulk({i for new, old, _ in pairs for i in (new, old)})
+    made: list[SupersessionProposal] = []
+    for new_id, old_id, similarity in pairs:
+        new, old = rows.get(new_id), rows.get(old_id)
+        if new is None or old is None:
+            continue
+        new_text, old_text = f"{new.title}\n{new.content}", f"{old.title}\n{old.content}"
+        same_subject = subject(new.title or new.content) == subject(old.title or old.content) != ""
+        if not same_subject:
+            continue
+        if similarity >= DUPLICATE_SIMILARITY and figures(new_text) == figures(old_text):
+            continue  # a near duplicate: the duplicates' rule merges it, it replaces nothing
+        reason = (
+            f"same {new.kind}{'/' + new.type if new.type else ''} and subject ({subject(new.content)!r}), "
+            f"similarity {similarity:.3f}, newer and worded otherwise"
+        )
+        try:
+            with transaction.atomic():
+                proposal, created = SupersessionProposal.objects.get_or_create(
+                    old=old,
+                    new=new,
+                    defaults={
+                        "workspace_id": new.workspace_id,
+                        "layer_id": new.layer_id,
+                        "similarity": similarity,
+                        "reason": reason[:300],
+                    },
+                )
+        except IntegrityError:  # a concurrent detector made it first
+            continue
+        if created:
+            made.append(proposal)
+    return made

@@ -1,0 +1,85 @@
+"""`GET /api/v1/audit/`: the workspace's audit trail for admin keys, newest first, filterable."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils.dateparse import parse_datetime
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.errors import InvalidInput
+from apps.core.pagination import DefaultPagination
+from apps.workspaces.authentication import workspace_of
+from apps.workspaces.models import AuditEntry, AuditTarget, Scope
+
+
+class AuditEntryOutput(serializers.ModelSerializer):
+    class Meta:
+        model = AuditEntry
+        fields = [
+            "id",
+            "created_at",
+            "actor_kind",
+            "actor",
+            "actor_user_id",
+            "actor_key_id",
+            "target_kind",
+            "target_id",
+            "target_label",
+            "action",
+            "changes",
+        ]
+
+
+def _when(value: str | None, name: str) -> datetime | None:
+    if not value:
+        return None
+    parsed = parse_datetime(value)
+    if parsed is None:
+        raise InvalidInput(f"{name} must be an ISO 8601 date-time", code=f"invalid_{name}")
+    return parsed
+
+
+class AuditListApi(APIView):
+    required_scope = Scope.ADMIN
+    pagination_class = DefaultPagination
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("target_kind", str, enum=AuditTarget.values, description="Only changes of this kind"),
+            OpenApiParameter("target_id", str, description="Only changes of this object"),
+            OpenApiParameter("actor", str, description="Only changes by this actor (a username or `key <name>`)"),
+            OpenApiParameter("action", str, description="create, update, delete, revoke"),
+            OpenApiParameter("since", str, description="ISO 8601: only changes at or after"),
+            OpenApiParameter("until", str, description="ISO 8601: only changes before"),
+        ],
+        responses=AuditEntryOutput(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        entries = AuditEntry.objects.filter(workspace=workspace_of(request))
+        kind = params.get("target_kind")
+        if kind:
+            if kind not in AuditTarget.values:
+                raise InvalidInput(
+                    f"target_kind must be one of {', '.join(AuditTarget.values)}", code="invalid_target_kind"
+                )
+            entries = entries.filter(target_kind=kind)
+        if params.get("target_id"):
+            entries = entries.filter(target_id=params["target_id"])
+        if params.get("actor"):
+            entries = entries.filter(actor__istartswith=params["actor"])
+        if params.get("action"):
+            entries = entries.filter(action=params["action"])
+        since, until = _when(params.get("since"), "since"), _when(params.get("until"), "until")
+        if since is not None:
+            entries = entries.filter(created_at__gte=since)
+        if until is not None:
+            entries = entries.filter(created_at__lt=until)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(entries.order_by("-created_at", "-id"), request, view=self)
+        return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)
