@@ -39,6 +39,7 @@ PREFIX = "/api/v1"
 ID = "$response.body#/id"
 NAME = "$response.body#/name"
 FIRST_RESULT = "$response.body#/results/0/id"
+ON_A_PROPOSAL = ["POST /supersessions/{proposal_id}/accept/", "POST /supersessions/{proposal_id}/reject/"]
 # Operations that take a layer in their body: a new layer's id goes there.
 LAYER_IN_BODY = [
     "POST /layers/",  # as `parent`: below
@@ -126,6 +127,8 @@ LINKS: list[Link] = [
     Link("POST /keys/", "201", "POST /keys/{key_id}/revoke/", {"key_id": ID}),
     Link("POST /invitations/", "201", "POST /invitations/{invitation_id}/revoke/", {"invitation_id": ID}),
     Link("POST /erasure/", "201", "GET /erasure/{erasure_id}/", {"erasure_id": ID}),  # the receipt
+    # A proposed supersession (a duplicate detector's) is accepted or rejected.
+    *_each("GET /supersessions/", "200", ON_A_PROPOSAL, "proposal_id", FIRST_RESULT),
 ]
 
 
