@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Min, Q, QuerySet, Subquery
 from django.db.models.functions import Substr
 
 from apps.core import background, embeddings
@@ -220,6 +221,19 @@ def messages_newest(*, workspace_id: int, layer_ids: Iterable[int], limit: int) 
         )[:limit]
     ]
     return messages.count(), rows
+
+
+def first_turn_after(*, workspace_id: int, layer_ids: Iterable[int], message_id: int) -> datetime | None:
+    """When the first turn of these layers said after this message was said, or None (one query)."""
+    said = Item.objects.filter(workspace_id=workspace_id, pk=message_id).values("created_at")[:1]
+    later = Item.objects.filter(
+        workspace_id=workspace_id,
+        layer_id__in=list(layer_ids),
+        kind=ItemKind.MESSAGE,
+        created_at__gt=Subquery(said),
+    )
+    first: datetime | None = later.aggregate(first=Min("created_at"))["first"]
+    return first
 
 
 def layer_items_shown(

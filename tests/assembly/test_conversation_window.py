@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.layers.models import Layer
+from apps.summaries.services import layer_summarize
 from tests.assembly.test_context_features import ask, bulk, layer
 from tests.conftest import Tenant
 
@@ -77,6 +79,24 @@ def test_a_branch_compiles_from_its_own_path_not_from_the_abandoned_one(tenant: 
     assert kafka and question
     missing = tenant.client.post("/api/v1/context/", {**request, "message": 10**9}, format="json")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "item_not_found"
+
+
+def test_compiled_from_a_message_no_summary_tells_a_turn_said_after_it(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk)
+    _post(tenant, session, "Kafka or RabbitMQ for the workers?")
+    kafka = _post(tenant, session, "Kafka, for its replay.", role="assistant")
+    _post(tenant, session, "Then twelve partitions to start.")
+    layer_summarize(layer=Layer.objects.get(pk=session), force=True, extractive=True)  # it rolls all three up
+    request = {"layer": session, "query": "broker", "token_budget": 500, "timeout_ms": 0}
+
+    at_kafka = tenant.client.post("/api/v1/context/preview/", {**request, "message": kafka}, format="json").json()
+    newest = ask(tenant, **request)
+
+    assert "twelve partitions" not in "\n".join(c["text"] for c in at_kafka["chunks"])
+    assert {t["reason"] for t in at_kafka["trace"] if t["source"] == "summary"} == {"other_branch"}
+    at_newest = {**request, "message": newest["chunks"][0]["id"]}  # no turn after it: its summary may be read
+    trace = tenant.client.post("/api/v1/context/preview/", at_newest, format="json").json()["trace"]
+    assert [t["reason"] for t in trace if t["source"] == "summary"] == ["duplicate_text"]  # all of it is in already
 
 
 def test_a_long_message_is_cut_to_the_per_node_caps(tenant: Tenant) -> None:

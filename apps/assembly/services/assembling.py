@@ -34,7 +34,7 @@ from apps.engine.types import Reason
 from apps.layers.embedding_space import reembedding_note
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
-from apps.layers.selectors import LayerTree, item_get, layer_scope
+from apps.layers.selectors import LayerTree, first_turn_after, item_get, layer_scope
 from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
 from apps.profiles.services import ProfileInput
@@ -357,7 +357,9 @@ def _candidates(
             ),
             what="layer summaries",
         )
-        candidates += summaries or []
+        summaries, written_later = _summaries_before(workspace, params, window_layers, summaries or [])
+        candidates += summaries
+        extra_trace += [_filtered(c, reason=Reason.OTHER_BRANCH) for c in written_later]
         if error is not None:
             warnings.append(degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"))
     if skipped:
@@ -423,6 +425,20 @@ def _searched_layers(
 
 def _superseded(c: Candidate) -> TraceEntry:
     return replace(_filtered(c, reason=Reason.SUPERSEDED), superseded_by=c.superseded_by)
+
+
+def _summaries_before(
+    workspace: Workspace, params: ContextParams, window_layers: tuple[int, ...], summaries: list[Candidate]
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Compiled from a message, the summaries written before the first turn said after it, and those
+    written since: a summary rolls its layer's turns (and its children's summaries) up, so one written
+    once a later turn was said tells what the agent at that message has not heard yet."""
+    if params.message_id is None or not summaries or not window_layers:
+        return summaries, []
+    later = first_turn_after(workspace_id=workspace.pk, layer_ids=window_layers, message_id=params.message_id)
+    if later is None:
+        return summaries, []
+    return [c for c in summaries if c.created_at < later], [c for c in summaries if c.created_at >= later]
 
 
 def _filtered(c: Candidate, reason: str = "filtered") -> TraceEntry:
