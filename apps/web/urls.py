@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from apps.web.views import (
+    audit,
     chunk_templates,
     dashboard,
     experiments,
@@ -71,6 +72,7 @@ urlpatterns = [
     path("patterns/<int:pattern_id>/", patterns.pattern, name="pattern"),
     path("patterns/<int:pattern_id>/delete/", patterns.pattern_remove, name="pattern-delete"),
     path("members/", members.members, name="members"),
+    path("audit/", audit.audit, name="audit"),
     path("members/keys/", members.key_add, name="key-add"),
     path("members/keys/<int:key_id>/revoke/", members.key_revoke, name="key-revoke"),
     path("members/invitations/", members.invitation_add, name="invitation-add"),

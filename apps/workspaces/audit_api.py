@@ -15,6 +15,7 @@ from apps.core.errors import InvalidInput
 from apps.core.pagination import DefaultPagination
 from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import AuditEntry, AuditTarget, Scope
+from apps.workspaces.selectors import AuditFilters, audit_entries
 
 
 class AuditEntryOutput(serializers.ModelSerializer):
@@ -61,25 +62,20 @@ class AuditListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         params = request.query_params
-        entries = AuditEntry.objects.filter(workspace=workspace_of(request))
-        kind = params.get("target_kind")
-        if kind:
-            if kind not in AuditTarget.values:
-                raise InvalidInput(
-                    f"target_kind must be one of {', '.join(AuditTarget.values)}", code="invalid_target_kind"
-                )
-            entries = entries.filter(target_kind=kind)
-        if params.get("target_id"):
-            entries = entries.filter(target_id=params["target_id"])
-        if params.get("actor"):
-            entries = entries.filter(actor__istartswith=params["actor"])
-        if params.get("action"):
-            entries = entries.filter(action=params["action"])
-        since, until = _when(params.get("since"), "since"), _when(params.get("until"), "until")
-        if since is not None:
-            entries = entries.filter(created_at__gte=since)
-        if until is not None:
-            entries = entries.filter(created_at__lt=until)
+        kind = params.get("target_kind") or ""
+        if kind and kind not in AuditTarget.values:
+            raise InvalidInput(
+                f"target_kind must be one of {', '.join(AuditTarget.values)}", code="invalid_target_kind"
+            )
+        filters = AuditFilters(
+            target_kind=kind,
+            target_id=params.get("target_id") or "",
+            actor=params.get("actor") or "",
+            action=params.get("action") or "",
+            since=_when(params.get("since"), "since"),
+            until=_when(params.get("until"), "until"),
+        )
+        entries = audit_entries(workspace=workspace_of(request), filters=filters)
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(entries.order_by("-created_at", "-id"), request, view=self)
+        page = paginator.paginate_queryset(entries, request, view=self)
         return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, OuterRef, QuerySet, Subquery
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from apps.workspaces import key_cache
 from apps.workspaces.keys import hash_secret
-from apps.workspaces.models import ApiKey, Invitation, Membership, Workspace
+from apps.workspaces.models import ApiKey, AuditEntry, Invitation, Membership, Workspace
 from apps.workspaces.signals import status_read
 
 
@@ -119,3 +122,50 @@ def member_ids_by_username(*, workspace_id: int) -> dict[str, int]:
     """The user id of each member of the workspace, by username (one query)."""
     rows = Membership.objects.filter(workspace_id=workspace_id).values_list("user__username", "user_id")
     return dict(rows)
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    """What the audit API and page narrow the trail to; every field optional (empty: no filter)."""
+
+    target_kind: str = ""
+    target_id: str = ""
+    actor: str = ""  # the start of the actor's label: a username, or `key <name>`
+    action: str = ""
+    since: datetime | None = None  # at or after
+    until: datetime | None = None  # before
+    text: str = ""  # within the object's label or id, the actor or the old and new values
+
+
+NO_AUDIT_FILTERS = AuditFilters()
+
+
+def audit_entries(*, workspace: Workspace, filters: AuditFilters = NO_AUDIT_FILTERS) -> QuerySet[AuditEntry]:
+    """The workspace's audit entries that pass `filters`, newest first (the API's and the page's one reading)."""
+    entries = AuditEntry.objects.filter(workspace=workspace)
+    if filters.target_kind:
+        entries = entries.filter(target_kind=filters.target_kind)
+    if filters.target_id:
+        entries = entries.filter(target_id=filters.target_id)
+    if filters.actor:
+        entries = entries.filter(actor__istartswith=filters.actor)
+    if filters.action:
+        entries = entries.filter(action=filters.action)
+    if filters.since is not None:
+        entries = entries.filter(created_at__gte=filters.since)
+    if filters.until is not None:
+        entries = entries.filter(created_at__lt=filters.until)
+    if filters.text:
+        entries = entries.annotate(changes_text=Cast("changes", TextField())).filter(
+            Q(target_label__icontains=filters.text)
+            | Q(target_id__iexact=filters.text)
+            | Q(actor__icontains=filters.text)
+            | Q(changes_text__icontains=filters.text)
+        )
+    return entries.order_by("-created_at", "-id")
+
+
+def audit_actors(*, workspace: Workspace, limit: int = 50) -> list[str]:
+    """The actors named in the workspace's trail, by name (for a filter's suggestions)."""
+    found = AuditEntry.objects.filter(workspace=workspace).values_list("actor", flat=True).distinct()
+    return list(found.order_by("actor")[:limit])
