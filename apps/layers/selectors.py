@@ -410,8 +410,8 @@ def embedding_eta(*, workspace_id: int, rate: RecentRate | None) -> float | None
 def proposals_list(
     *, workspace: Workspace, state: str | None = None, layer_id: int | None = None
 ) -> QuerySet[SupersessionProposal]:
-    """The workspace's supersession proposals, newest first, with both items' text at hand."""
-    proposals = SupersessionProposal.objects.filter(workspace=workspace).select_related("old", "new")
+    """The workspace's supersession proposals, newest first, with both items' text and the layer at hand."""
+    proposals = SupersessionProposal.objects.filter(workspace=workspace).select_related("old", "new", "layer")
     if state:
         proposals = proposals.filter(state=state)
     if layer_id is not None:

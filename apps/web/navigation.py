@@ -21,6 +21,7 @@ class NavEntry:
 AREAS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("Dashboard", "web:dashboard", ("dashboard",), False),
     ("Layers", "web:layers", ("layers", "layer"), False),
+    ("Supersessions", "web:supersessions", ("supersessions",), False),
     ("Profiles", "web:profiles", ("profiles", "profile"), False),
     ("Preview", "web:preview", ("preview",), False),
     ("Sessions", "web:sessions", ("sessions", "session"), False),

@@ -20,6 +20,7 @@ from apps.web.views import (
     session_transfer,
     sessions,
     strategies,
+    supersessions,
     workspace,
 )
 
@@ -50,6 +51,8 @@ urlpatterns = [
     ),
     path("layers/<int:layer_id>/edit/", layers.edit, name="layer-edit"),
     path("layers/<int:layer_id>/delete/", layers.remove, name="layer-delete"),
+    path("supersessions/", supersessions.supersessions, name="supersessions"),
+    path("supersessions/<int:proposal_id>/", supersessions.supersession_decide, name="supersession-decide"),
     path("profiles/", profiles.profiles, name="profiles"),
     path("profiles/+new/", profiles.profile_new, name="profile-new"),
     path("profiles/+new/try/", profiles.profile_new_try, name="profile-new-try"),

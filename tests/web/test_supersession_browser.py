@@ -60,3 +60,29 @@ def test_a_viewer_sees_proposals_without_a_way_to_decide(
     page.goto(f"{live_server.url}/layers/{layer.pk}/")
     expect(page.locator("#proposals-table tbody tr")).to_have_count(1)
     expect(page.get_by_role("button", name="Accept")).to_have_count(0)
+
+
+def test_an_operator_decides_on_the_workspaces_supersessions_page(
+    people: People, proposed: tuple[Layer, Item, Item], live_server: LiveServer, browser: Browser
+) -> None:
+    layer, old, new = proposed
+    page = new_page(browser)
+    login(page, live_server.url, people.operator)
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Supersessions").click()
+    expect(page).to_have_url(f"{live_server.url}/supersessions/")
+    row = page.locator("#supersessions-table tbody tr")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Alice lives in Paris.")
+    expect(row).to_contain_text("Alice moved to Berlin.")
+    expect(row).to_contain_text("rules")
+    expect(row.get_by_role("link", name=layer.name)).to_have_attribute("href", f"/layers/{layer.pk}/#layer-proposals")
+    check_page(page)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    row.get_by_role("button", name="Reject").click()
+    expect(page.locator("#supersessions [role=status]")).to_contain_text(f"Kept #{old.pk} beside #{new.pk}")
+    expect(page.locator("#supersessions-table")).to_have_count(0)
+    assert page.url == f"{live_server.url}/supersessions/"  # swapped in place
+    check_page(page)
+    page.get_by_label("State").select_option("rejected")
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("#supersessions-table tbody tr")).to_contain_text("by user otto")

@@ -12,9 +12,11 @@ from apps.layers.models import ITEM_TYPES, Item, Layer, RelationshipKind
 from apps.layers.selectors import EXCERPT_CHARS
 from apps.summaries.models import Summary
 from apps.summaries.selectors import generic_summaries
+from apps.web.selectors.proposals import ProposalRow, proposal_row
 from apps.workspaces.models import Workspace
 
 PAGE_SIZE = 25
+PROPOSALS_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -115,39 +117,7 @@ def layer_summary_rows(*, layer: Layer) -> list[Summary]:
     return generic_summaries(layer_id=layer.pk)
 
 
-@dataclass(frozen=True)
-class ProposalRow:
-    """A pending supersession proposal as the layer page lists it: both items' excerpts and why."""
-
-    id: int
-    old_id: int
-    old_excerpt: str
-    new_id: int
-    new_excerpt: str
-    similarity: float
-    reason: str
-
-
-PROPOSALS_SHOWN = 20
-
-
 def layer_proposals(*, workspace: Workspace, layer: Layer) -> list[ProposalRow]:
     """The layer's pending supersession proposals, newest first (one query)."""
-
-    def excerpt(item: Item) -> str:
-        text = f"{item.title}: {item.content}" if item.title else item.content
-        return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
-
     found = layers.proposals_list(workspace=workspace, state="pending", layer_id=layer.pk)[:PROPOSALS_SHOWN]
-    return [
-        ProposalRow(
-            id=p.pk,
-            old_id=p.old_id,
-            old_excerpt=excerpt(p.old),
-            new_id=p.new_id,
-            new_excerpt=excerpt(p.new),
-            similarity=p.similarity,
-            reason=p.reason,
-        )
-        for p in found
-    ]
+    return [proposal_row(p) for p in found]

@@ -19,11 +19,9 @@ from apps.layers.selectors import (
     layer_ancestors,
     layer_children,
     layer_get,
-    proposal_get,
     relationship_get,
 )
 from apps.layers.services import item_delete, item_update, items_create, layer_create, layer_delete, layer_update
-from apps.layers.supersession import proposal_decide
 from apps.summaries.config import config_of, config_update
 from apps.summaries.jobs import layer_summarize_request
 from apps.web.access import workspace_view
@@ -39,6 +37,7 @@ from apps.web.selectors.layers import (
     layer_proposals,
     layer_summary_rows,
 )
+from apps.web.views.supersessions import DECISIONS, decide
 from apps.web.workspace_choice import WorkspaceAccess
 from apps.workspaces.models import Role
 
@@ -352,26 +351,9 @@ def proposal_decide_view(
     the proposals list (HTMX) or the page, with what was done."""
     layer = _layer(access, layer_id)
     assert access.current is not None
-    decision = request.POST.get("decision", "")
-    if decision not in ("accept", "reject"):
+    if request.POST.get("decision") not in DECISIONS:
         return HttpResponse("decision must be accept or reject", status=400)
-    done = ""
-    try:
-        proposal = proposal_get(workspace=access.current, proposal_id=proposal_id)
-        if proposal.layer_id != layer.pk:
-            raise Http404("No such proposal on this layer.")
-        proposal_decide(
-            proposal=proposal, accept=decision == "accept", decided_by=f"user {request.user.get_username()}"
-        )
-        done = (
-            f"#{proposal.new_id} now supersedes #{proposal.old_id}."
-            if decision == "accept"
-            else f"Kept #{proposal.old_id} beside #{proposal.new_id}."
-        )
-    except NotFound as exc:
-        raise Http404("No such proposal in this workspace.") from exc
-    except DomainError as exc:  # decided meanwhile (proposal_decided)
-        done = exc.message
+    done = decide(request, access, proposal_id=proposal_id, layer_id=layer.pk)
     if not is_htmx(request):
         messages.success(request, done)
         return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]) + "#layer-proposals")
