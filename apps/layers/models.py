@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
@@ -262,6 +264,13 @@ class EmbeddingSpace(models.Model):
         return self.label
 
 
+class Detector(StrEnum):
+    """Who proposed a supersession (`SupersessionProposal.detector`): the rules, or the configured LLM."""
+
+    RULES = "rules"
+    LLM = "llm"
+
+
 class ProposalState(models.TextChoices):
     PENDING = "pending", "Pending"
     ACCEPTED = "accepted", "Accepted"
@@ -278,7 +287,7 @@ class SupersessionProposal(models.Model):
     new = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="proposed_superseding")
     similarity = models.FloatField()
     reason = models.CharField(max_length=300)
-    detector = models.CharField(max_length=32, default="rules")
+    detector = models.CharField(max_length=32, default=Detector.RULES)
     state = models.CharField(max_length=16, choices=ProposalState.choices, default=ProposalState.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)

@@ -9,7 +9,7 @@ class SummariesConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.core.signals import versioned
-        from apps.summaries import erasure, signals
+        from apps.summaries import erasure, signals, supersession_judge
         from apps.summaries.archive import register_parts
         from apps.summaries.models import LayerConfig, Summary
 
@@ -17,3 +17,4 @@ class SummariesConfig(AppConfig):
         signals.connect()
         erasure.register()
         register_parts()
+        supersession_judge.register()
