@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
+from apps.workspaces.models import Scope
+from apps.workspaces.services import api_key_create, workspace_create
 from tests.clients.conftest import Live
 from tests.processes import ROOT
 
@@ -62,6 +64,10 @@ def test_the_generated_types_are_those_of_the_current_schema(built: Path, tmp_pa
 
 
 def test_the_node_suite_passes_against_a_live_server(built: Path, live: Live) -> None:
+    # Admin keys: A's, for its archive, erasures and supersessions; an empty workspace's, to import into.
+    admin = api_key_create(workspace=live.a.workspace, name="admin", scopes=list(Scope.values)).secret
+    empty, _ = workspace_create(slug="acme-ts-copy")
+    empty_admin = api_key_create(workspace=empty, name="admin", scopes=list(Scope.values)).secret
     env = {
         **os.environ,
         "CONTEXTARCH_URL": live.base,
@@ -69,6 +75,8 @@ def test_the_node_suite_passes_against_a_live_server(built: Path, live: Live) ->
         "CONTEXTARCH_ROOT_LAYER": str(live.a.root.pk),
         "CONTEXTARCH_OTHER_API_KEY": live.b.secret,
         "CONTEXTARCH_OTHER_ROOT_LAYER": str(live.b.root.pk),
+        "CONTEXTARCH_ADMIN_API_KEY": admin,
+        "CONTEXTARCH_EMPTY_ADMIN_API_KEY": empty_admin,
     }
     tests = sorted(str(p.relative_to(built)) for p in (built / "test").glob("*.test.mjs"))
     done = subprocess.run(

@@ -32,7 +32,14 @@ interface Call {
    * connection, when nothing reached the service.
    */
   idempotent?: boolean;
+  /** A body that is not JSON (an archive): its bytes and their type. */
+  content?: { data: ArrayBuffer; type: string };
+  /** Answer the body's bytes (an archive) instead of its JSON. */
+  bytes?: boolean;
 }
+
+/** The workspace archive's type (`GET /api/v1/workspace/export/`, `POST /api/v1/workspace/import/`). */
+export const ARCHIVE_TYPE = "application/zip";
 
 function environment(name: string): string | undefined {
   const process = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
@@ -85,11 +92,12 @@ export class ContextArchitect {
 
   /** One attempt after another until an answer that is not worth retrying, or the retries run out. */
   private async send<R>(call: Call): Promise<R> {
-    const headers = this.headers(call.body === undefined ? {} : { "Content-Type": "application/json" });
+    const type = call.content?.type ?? (call.body === undefined ? undefined : "application/json");
+    const headers = this.headers(type === undefined ? {} : { "Content-Type": type });
     if (call.method === "POST" && call.idempotent === false) headers[IDEMPOTENCY_HEADER] = crypto.randomUUID();
     const mayRepeat = call.idempotent !== false || call.method === "POST";
     const url = `${this.baseUrl}${call.path}${queryString(call.query)}`;
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const body = call.content?.data ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
     for (let attempt = 1; ; attempt++) {
       const retriesLeft = attempt <= this.retry.maxRetries;
       let response: Response;
@@ -107,6 +115,7 @@ export class ContextArchitect {
         }
         throw connectionFailed(error);
       }
+      if (call.bytes && response.ok) return new Uint8Array(await response.arrayBuffer()) as R;
       const answer = await bodyOf(response);
       const retryAfter = retryAfterSeconds(response.headers.get("Retry-After"));
       if (retriesLeft && mayRepeat && retryable(response.status, answer)) {
@@ -296,6 +305,72 @@ export class ContextArchitect {
       searchable = status.items_pending_embedding === 0;
     }
     return { ids, chunks, searchable };
+  }
+
+  // -- workspace archive and erasure (admin keys) -------------------------------------------------
+
+  /**
+   * The key's workspace as an archive (a zip: a manifest, then JSON lines per part), its bytes
+   * (`GET /api/v1/workspace/export/`); `embeddings` includes the items' vectors.
+   */
+  exportWorkspace(options: { embeddings?: boolean } = {}): Promise<Uint8Array> {
+    const query = { embeddings: options.embeddings ?? false };
+    return this.send({ method: "GET", path: "/api/v1/workspace/export/", query, bytes: true });
+  }
+
+  /**
+   * Restore an archive into the key's workspace, which must be empty (`POST /api/v1/workspace/import/`):
+   * `Conflict` `workspace_not_empty`; a damaged or foreign archive is `InvalidRequest` (`archive_damaged`,
+   * `archive_format_unknown`, `archive_member_missing`, `archive_invalid`).
+   */
+  async importWorkspace(archive: Uint8Array | ArrayBuffer | Blob): Promise<T.WorkspaceImported> {
+    const data =
+      archive instanceof Blob ? await archive.arrayBuffer() : archive instanceof ArrayBuffer ? archive : new Uint8Array(archive).buffer;
+    // A POST with an Idempotency-Key: a repeat after a lost answer is answered, not restored twice.
+    const content = { data, type: ARCHIVE_TYPE };
+    return this.send({ method: "POST", path: "/api/v1/workspace/import/", content, idempotent: false });
+  }
+
+  /**
+   * Erase what is named everywhere the service keeps it, and answer the receipt (`POST /api/v1/erasure/`).
+   * `dry_run: true` only counts, per place. A `text` is erased only after its dry run: send the same
+   * fields again with `dry_run_id` set to the dry run's `id`.
+   */
+  erase(params: T.ErasureParams): Promise<T.Erasure> {
+    return this.send({ method: "POST", path: "/api/v1/erasure/", body: { dry_run: false, ...params }, idempotent: false });
+  }
+
+  /** The workspace's erasure receipts, newest first (`GET /api/v1/erasure/`). */
+  listErasures(query: { page?: number; page_size?: number } = {}): Promise<T.Page<T.Erasure>> {
+    return this.send({ method: "GET", path: "/api/v1/erasure/", query });
+  }
+
+  /** One erasure's receipt (`GET /api/v1/erasure/{erasure_id}/`). */
+  getErasure(erasureId: number): Promise<T.Erasure> {
+    return this.send({ method: "GET", path: `/api/v1/erasure/${Math.trunc(erasureId)}/` });
+  }
+
+  // -- supersessions ------------------------------------------------------------------------------
+
+  /** Proposals that a newer item supersedes an older one, newest first (`GET /api/v1/supersessions/`). */
+  listSupersessions(query: T.SupersessionQuery & { page?: number } = {}): Promise<T.Page<T.Supersession>> {
+    return this.send({ method: "GET", path: "/api/v1/supersessions/", query });
+  }
+
+  /** Every matching proposal, page after page. */
+  iterSupersessions(query: T.SupersessionQuery = {}): AsyncGenerator<T.Supersession> {
+    return pages((page) => this.listSupersessions({ page_size: 100, ...query, page }));
+  }
+
+  /** Accept a pending proposal: the older item is superseded by the newer (a decided one: `Conflict` `proposal_decided`). */
+  acceptSupersession(proposalId: number): Promise<T.Supersession> {
+    // With an Idempotency-Key: a repeat after a lost answer gets that answer, not a 409 for its own decision.
+    return this.send({ method: "POST", path: `/api/v1/supersessions/${Math.trunc(proposalId)}/accept/`, idempotent: false });
+  }
+
+  /** Reject a pending proposal: both items stay (a decided one: `Conflict` `proposal_decided`). */
+  rejectSupersession(proposalId: number): Promise<T.Supersession> {
+    return this.send({ method: "POST", path: `/api/v1/supersessions/${Math.trunc(proposalId)}/reject/`, idempotent: false });
   }
 
   status(): Promise<T.Status> {

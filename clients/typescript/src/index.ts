@@ -1,6 +1,6 @@
 /** Context Architect's TypeScript client: `ContextArchitect`, its errors and the API's types. */
 
-export { ContextArchitect, KEY_ENV, URL_ENV, type ClientOptions } from "./client.js";
+export { ARCHIVE_TYPE, ContextArchitect, KEY_ENV, URL_ENV, type ClientOptions } from "./client.js";
 export {
   AuthenticationFailed,
   Conflict,

@@ -29,6 +29,11 @@ export type ConsumptionRecorded = Schemas["ConsumptionRecorded"];
 export type ErrorBody = Schemas["Error"];
 export type TokenCountParams = Schemas["TokenCountRequest"];
 export type TokenCount = Schemas["TokenCount"];
+export type WorkspaceImported = Schemas["WorkspaceImportOutput"];
+export type ErasureParams = Schemas["ErasureCreate"];
+export type Erasure = Schemas["ErasureOutput"];
+export type Supersession = Schemas["ProposalOutput"];
+export type SupersessionQuery = Omit<Query<"/api/v1/supersessions/">, "page">;
 export type LayerQuery = Omit<Query<"/api/v1/layers/">, "page">;
 export type ItemQuery = Omit<Query<"/api/v1/items/">, "page">;
 /** `GET /api/v1/history/`: give `query`, `task` or `ids` (a list, or the comma-separated string). */

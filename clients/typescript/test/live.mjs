@@ -7,7 +7,10 @@ export const KEY_A = process.env.CONTEXTARCH_API_KEY;
 export const KEY_B = process.env.CONTEXTARCH_OTHER_API_KEY;
 export const ROOT_A = Number(process.env.CONTEXTARCH_ROOT_LAYER);
 export const ROOT_B = Number(process.env.CONTEXTARCH_OTHER_ROOT_LAYER);
-if (!BASE || !KEY_A || !KEY_B || !ROOT_A || !ROOT_B) {
+// Admin keys: workspace A's, and an empty workspace's to import an archive into.
+export const ADMIN_A = process.env.CONTEXTARCH_ADMIN_API_KEY;
+export const ADMIN_EMPTY = process.env.CONTEXTARCH_EMPTY_ADMIN_API_KEY;
+if (!BASE || !KEY_A || !KEY_B || !ROOT_A || !ROOT_B || !ADMIN_A || !ADMIN_EMPTY) {
   throw new Error("run through tests/clients/test_typescript_client.py (it starts the live server)");
 }
 
