@@ -274,6 +274,27 @@ class AsyncContextArchitect:
     async def erasure(self, erasure_id: int) -> models.Erasure:
         return await self._send(calls.erasure_get(erasure_id))
 
+    async def list_supersessions(
+        self,
+        *,
+        state: str | None = None,
+        layer: int | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> models.Page[models.Supersession]:
+        return await self._send(calls.supersessions_list(state=state, layer=layer, page=page, page_size=page_size))
+
+    def iter_supersessions(
+        self, *, state: str | None = None, layer: int | None = None, page_size: int = 100
+    ) -> AsyncIterator[models.Supersession]:
+        return _pages(lambda page: self.list_supersessions(state=state, layer=layer, page=page, page_size=page_size))
+
+    async def accept_supersession(self, proposal_id: int) -> models.Supersession:
+        return await self._send(calls.supersession_decide(proposal_id, accept=True))
+
+    async def reject_supersession(self, proposal_id: int) -> models.Supersession:
+        return await self._send(calls.supersession_decide(proposal_id, accept=False))
+
     async def status(self) -> models.Status:
         return await self._send(calls.status())
 

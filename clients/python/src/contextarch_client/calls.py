@@ -212,3 +212,17 @@ def erasures_list(*, page: int | None, page_size: int | None) -> Call[models.Pag
 
 def erasure_get(erasure_id: int) -> Call[models.Erasure]:
     return Call("GET", f"/api/v1/erasure/{int(erasure_id)}/", models.Erasure.model_validate)
+
+
+def supersessions_list(
+    *, state: str | None, layer: int | None, page: int | None, page_size: int | None
+) -> Call[models.Page[models.Supersession]]:
+    query = _query({"state": state, "layer": layer, "page": page, "page_size": page_size})
+    return Call("GET", "/api/v1/supersessions/", _page_of(models.Supersession), params=query)
+
+
+def supersession_decide(proposal_id: int, *, accept: bool) -> Call[models.Supersession]:
+    # With an Idempotency-Key: a repeat after a lost answer gets that answer, not a 409 for its own decision.
+    decision = "accept" if accept else "reject"
+    path = f"/api/v1/supersessions/{int(proposal_id)}/{decision}/"
+    return Call("POST", path, models.Supersession.model_validate, idempotent=False)

@@ -342,6 +342,36 @@ class ContextArchitect:
         """One erasure's receipt (`GET /api/v1/erasure/{erasure_id}/`)."""
         return self._send(calls.erasure_get(erasure_id))
 
+    # -- supersessions ---------------------------------------------------------------------------------
+
+    def list_supersessions(
+        self,
+        *,
+        state: str | None = None,
+        layer: int | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> models.Page[models.Supersession]:
+        """Proposals that a newer item supersedes an older one, newest first (`GET /api/v1/supersessions/`)."""
+        return self._send(calls.supersessions_list(state=state, layer=layer, page=page, page_size=page_size))
+
+    def iter_supersessions(
+        self, *, state: str | None = None, layer: int | None = None, page_size: int = 100
+    ) -> Iterator[models.Supersession]:
+        """Every matching proposal, page after page."""
+        return self._pages(
+            lambda page: self.list_supersessions(state=state, layer=layer, page=page, page_size=page_size)
+        )
+
+    def accept_supersession(self, proposal_id: int) -> models.Supersession:
+        """Accept a pending proposal: the older item is superseded by the newer one (`POST .../accept/`);
+        a decided one raises `Conflict` `proposal_decided`."""
+        return self._send(calls.supersession_decide(proposal_id, accept=True))
+
+    def reject_supersession(self, proposal_id: int) -> models.Supersession:
+        """Reject a pending proposal: both items stay (decided: `Conflict` `proposal_decided`)."""
+        return self._send(calls.supersession_decide(proposal_id, accept=False))
+
     def _pages(self, fetch: Any) -> Iterator[Any]:
         page = 1
         while True:

@@ -311,6 +311,36 @@ class WorkspaceImported(Model):
     rows: dict[str, int]
 
 
+class SupersessionItem(Model):
+    """One side of a supersession proposal: the item as it is now."""
+
+    id: int
+    kind: str
+    type: str
+    title: str
+    content: str
+    created_at: datetime
+    superseded_by: int | None
+
+
+class Supersession(Model):
+    """`POST /api/v1/supersessions/{proposal_id}/accept/` (and `reject/`, and the list's rows): a proposal
+    that `new` supersedes `old`, how close they are, why, who proposed it (`rules` or `llm`), its state."""
+
+    operation = ("post", "/api/v1/supersessions/{proposal_id}/accept/", "200")
+    id: int
+    layer: int
+    old: SupersessionItem
+    new: SupersessionItem
+    similarity: float
+    reason: str
+    detector: str = ""
+    state: str = ""  # pending, accepted or rejected
+    created_at: datetime
+    decided_at: datetime | None = None
+    decided_by: str = ""
+
+
 T = TypeVar("T", bound=Model)
 
 
@@ -329,6 +359,7 @@ PAGED_OPERATIONS: dict[tuple[str, str, str], type[Model]] = {
     ("get", "/api/v1/layers/", "200"): Layer,
     ("get", "/api/v1/items/", "200"): Item,
     ("get", "/api/v1/erasure/", "200"): Erasure,
+    ("get", "/api/v1/supersessions/", "200"): Supersession,
 }
 
 
