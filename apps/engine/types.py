@@ -127,6 +127,7 @@ class Reason(StrEnum):
     IN_COMMUNITY = "in_community"
     SUPERSEDED = "superseded"  # a newer item replaces it: the entry's `superseded_by` names it
     IN_PROMPT = "in_prompt"  # the caller's prompt carries it already (ContextParams.exclude)
+    PROFILE_EXCLUDED = "profile_excluded"  # the request's agent profile excludes the item (its excluded_items)
 
 
 @dataclass(frozen=True)

@@ -50,4 +50,6 @@ class AgentProfileAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: AgentProfile | None = None) -> list[str]:
         # A profile stays in its workspace (requests there name it); a copy is a new profile.
-        return ["workspace", "created_at", "updated_at"] if obj else ["created_at", "updated_at"]
+        # Its excluded items are set from the preview page, one at a time (profile_item_exclude).
+        shown = ["excluded_items", "created_at", "updated_at"]
+        return ["workspace", *shown] if obj else shown

@@ -63,6 +63,11 @@ class ProfileOutput(serializers.ModelSerializer):
     type_filters = serializers.ListField(child=serializers.CharField())
     # jsonb stores numbers as decimals and may hand back an int; weights are always floats.
     ranking_weights = serializers.DictField(child=serializers.FloatField())
+    excluded_items = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="Ids of the items its contexts leave out (trace reason profile_excluded); set from the preview page",
+    )
 
     class Meta:
         model = AgentProfile
@@ -82,6 +87,7 @@ class ProfileOutput(serializers.ModelSerializer):
             "ranking_weights",
             "safety_margin",
             "context_position",
+            "excluded_items",
             "created_at",
             "updated_at",
         ]

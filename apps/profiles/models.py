@@ -32,7 +32,8 @@ class ContextPosition(models.TextChoices):
 
 
 class AgentProfile(models.Model):
-    """Defaults an agent's requests inherit: model, window, budget, limits, format, type filters."""
+    """Defaults an agent's requests inherit: model, window, budget, limits, format, type filters, and the
+    items its contexts leave out."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="profiles")
     name = models.CharField(max_length=100)
@@ -51,6 +52,11 @@ class AgentProfile(models.Model):
     ranking_weights = models.JSONField(default=dict, blank=True, help_text="Overrides of the ranking weights.")
     safety_margin = models.FloatField(default=0.15)
     context_position = models.CharField(max_length=16, choices=ContextPosition.choices, default=ContextPosition.AFTER)
+    # Items this profile's contexts leave out (traced `profile_excluded`): set one at a time from the
+    # preview page (profiles/services.py profile_item_exclude), not by a profile's form or PUT, which
+    # replace the settings (nor by a draft's "try it"); ids of this workspace's items (a deleted item's
+    # id stays, matching nothing).
+    excluded_items = models.JSONField(default=list, blank=True, help_text="Ids of the items its contexts leave out.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

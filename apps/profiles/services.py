@@ -1,4 +1,4 @@
-"""Writes for agent profiles: create, replace, delete (seed 004)."""
+"""Writes for agent profiles: create, replace, delete (seed 004), and the items a profile excludes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from dataclasses import asdict, dataclass, field, fields
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.engine.rank import RankWeights
+from apps.layers.models import Item
 from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.workspaces import audit
 from apps.workspaces.models import AuditTarget, Workspace
@@ -21,6 +22,7 @@ MAX_RETRIEVAL_LIMIT = 1000
 MAX_TYPE_FILTERS = 50
 MAX_TYPE_FILTER_CHARS = 32
 MAX_SAFETY_MARGIN = 0.9
+MAX_EXCLUDED_ITEMS = 1000
 # The engine's own list: a weight it does not read cannot be stored ("pinned" was accepted and
 # ignored; pinned items go first whatever the weights).
 RANKING_WEIGHT_KEYS = frozenset(f.name for f in fields(RankWeights))
@@ -193,3 +195,31 @@ def profile_delete(*, profile: AgentProfile) -> None:
         old={"name": profile.name},
     )
     profile.delete()
+
+
+def profile_item_exclude(*, profile: AgentProfile, item: Item, excluded: bool = True) -> AgentProfile:
+    """Leave `item` out of every context assembled with `profile` (traced `profile_excluded`), or, with
+    `excluded=False`, let it in again. The list is read and written under the profile's row lock, so two
+    clicks at once lose neither; an item of another workspace is NotFound, as if it did not exist."""
+    if item.workspace_id != profile.workspace_id:
+        raise NotFound(f"item {item.pk} not found", code="item_not_found")
+    with transaction.atomic():
+        locked = AgentProfile.objects.select_for_update().get(pk=profile.pk)
+        before = [int(i) for i in locked.excluded_items or []]
+        after = [i for i in before if i != item.pk] + ([item.pk] if excluded else [])
+        if len(after) > MAX_EXCLUDED_ITEMS:
+            raise InvalidInput(f"a profile excludes at most {MAX_EXCLUDED_ITEMS} items", code="too_many_excluded_items")
+        if after != before:
+            locked.excluded_items = after
+            locked.save(update_fields=["excluded_items", "updated_at"])
+            audit.record(
+                workspace_id=locked.workspace_id,
+                target_kind=AuditTarget.PROFILE,
+                action="update",
+                target_id=locked.pk,
+                target_label=locked.name,
+                old={"excluded_items": before},
+                new={"excluded_items": after},
+            )
+    profile.excluded_items = locked.excluded_items
+    return profile

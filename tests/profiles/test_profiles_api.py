@@ -67,6 +67,7 @@ def test_it_fills_the_defaults_for_what_a_new_profile_leaves_out(tenant: Tenant)
         "ranking_weights": {},
         "safety_margin": 0.15,
         "context_position": "after_system",
+        "excluded_items": [],
     }
 
 

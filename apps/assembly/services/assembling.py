@@ -30,7 +30,7 @@ from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
 from apps.engine.policy import admitted
 from apps.engine.rank import fused_relevance
-from apps.engine.types import Reason
+from apps.engine.types import Reason, Source
 from apps.layers.embedding_space import reembedding_note
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
@@ -276,7 +276,7 @@ def _gather_and_pack(
     deadline.check("packing")
     with timings.stage("packing"):
         outcome.result = pack(outcome.ranked, r, r.budget, deadline)
-    extra_trace += [_filtered(c, reason="failed") for c in unranked]
+    extra_trace += [_filtered(c, reason=Reason.FAILED) for c in unranked]
     outcome.extra_trace = extra_trace
     failed = [f"{c.source} {c.id}" for c in unranked]
     failed += [f"{source} {id_}" for source, id_ in outcome.result.failed]
@@ -324,7 +324,7 @@ def _candidates(
     warnings.extend(found.warnings)
     skipped = found.skipped
     candidates = found.candidates
-    extra_trace: list[TraceEntry] = [_filtered(c, reason="other_branch") for c in found.off_branch]
+    extra_trace: list[TraceEntry] = [_filtered(c, reason=Reason.OTHER_BRANCH) for c in found.off_branch]
     if window_layers and params.conversation_id:  # messages outside the named conversation are filtered
         window = set(window_layers)
         kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
@@ -388,10 +388,16 @@ def _candidates(
         carried = frozenset(params.exclude)
         extra_trace += [_filtered(c, reason=Reason.IN_PROMPT) for c in candidates if f"{c.source}:{c.id}" in carried]
         candidates = [c for c in candidates if f"{c.source}:{c.id}" not in carried]
+    barred = frozenset(r.profile.excluded_items or ()) if r.profile is not None else frozenset()
+    if barred:  # the profile's own exclusions (the preview's "exclude from this profile"), pinned items too
+        extra_trace += [_filtered(c, reason=Reason.PROFILE_EXCLUDED) for c in candidates if _barred(c, barred)]
+        candidates = [c for c in candidates if not _barred(c, barred)]
     if params.kinds or r.types:  # every source honours the filters (seed 004 property 8), not only the searches
         kinds = tuple(params.kinds)
         passed = [admitted(c, kinds=kinds, types=r.types) for c in candidates]
-        extra_trace += [_filtered(c, reason="kind_filter") for c, ok in zip(candidates, passed, strict=True) if not ok]
+        extra_trace += [
+            _filtered(c, reason=Reason.KIND_FILTER) for c, ok in zip(candidates, passed, strict=True) if not ok
+        ]
         candidates = [c for c, ok in zip(candidates, passed, strict=True) if ok]
     # A community stands in for its far-away members only once it is in the context: the packer
     # leaves out a member ranked after it ("in_community"), never one whose community was left out.
@@ -423,6 +429,10 @@ def _searched_layers(
     return kept + tuple(i for i in window_layers if i not in set(kept))
 
 
+def _barred(c: Candidate, items: frozenset[int]) -> bool:
+    return c.source == Source.ITEM and c.id in items
+
+
 def _superseded(c: Candidate) -> TraceEntry:
     return replace(_filtered(c, reason=Reason.SUPERSEDED), superseded_by=c.superseded_by)
 
@@ -441,7 +451,7 @@ def _summaries_before(
     return [c for c in summaries if c.created_at < later], [c for c in summaries if c.created_at >= later]
 
 
-def _filtered(c: Candidate, reason: str = "filtered") -> TraceEntry:
+def _filtered(c: Candidate, reason: str = Reason.FILTERED) -> TraceEntry:
     return TraceEntry(
         id=c.id,
         source=c.source,

@@ -13,6 +13,7 @@ from typing import Any
 
 from apps.conversations.selectors import communities_of_members, community_texts
 from apps.engine import RankWeights
+from apps.engine.types import Reason
 from apps.web.selectors.candidates import REASONS, CandidateRow, reason_text
 
 # The score parts that are weighted (engine/rank.py score_parts): the engine's weights less the
@@ -20,7 +21,9 @@ from apps.web.selectors.candidates import REASONS, CandidateRow, reason_text
 WEIGHTED = tuple(f.name for f in fields(RankWeights) if f.name not in {"vector", "keyword", "recency_half_life_days"})
 TIMES = "\u00d7"
 # Decisions made before ranking (assembly's filters and stand-ins): these candidates have no rank.
-UNRANKED = frozenset({"filtered", "kind_filter", "in_community", "in_prompt", "failed"})
+UNRANKED = frozenset(
+    {Reason.FILTERED, Reason.KIND_FILTER, Reason.IN_COMMUNITY, Reason.IN_PROMPT, Reason.PROFILE_EXCLUDED, Reason.FAILED}
+)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from apps.conversations.selectors import community_texts
-from apps.engine.types import Reason
+from apps.engine.types import Reason, Source
 from apps.error_patterns.selectors import pattern_texts
 from apps.layers.selectors import item_texts, layer_names
 from apps.summaries.selectors import summary_texts
@@ -53,6 +55,7 @@ REASONS: dict[str, str] = {
     Reason.IN_COMMUNITY: "its community's summary stands in for it",
     Reason.SUPERSEDED: "superseded by a newer item",
     Reason.IN_PROMPT: "the caller's prompt carries it already",
+    Reason.PROFILE_EXCLUDED: "the agent profile excludes it",
 }
 
 
@@ -61,6 +64,20 @@ def reason_text(reason: str, superseded_by: int | None = None) -> str:
     if reason == Reason.SUPERSEDED and superseded_by is not None:
         return f"superseded by #{superseded_by}"
     return REASONS.get(reason, reason.replace("_", " "))
+
+
+def source_url(*, source: str, id: int, layer_id: int) -> str:
+    """The page that shows a chunk's or candidate's source: an item's row in its layer, a layer summary's
+    layer, a known fix's pattern, a community's session (its graph); "" when there is none."""
+    if source == Source.ITEM:
+        return reverse("web:layer-item", args=[layer_id, id])
+    if source == Source.SUMMARY:
+        return reverse("web:layer", args=[id])  # a layer summary's id is its layer's
+    if source == Source.ERROR_HINT:
+        return reverse("web:pattern", args=[id])
+    if source == Source.COMMUNITY and layer_id:
+        return reverse("web:session", args=[layer_id]) + "#graph"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,10 @@ class CandidateRow:
     tokens: int
     external_id: str | None = None
     superseded_by: int | None = None
+
+    @property
+    def url(self) -> str:
+        return source_url(source=self.source, id=self.id, layer_id=self.layer_id)
 
     @property
     def included(self) -> bool:

@@ -1961,6 +1961,8 @@ export interface components {
             /** Format: double */
             safety_margin?: number;
             context_position?: components["schemas"]["ContextPositionEnum"];
+            /** @description Ids of the items its contexts leave out (trace reason profile_excluded); set from the preview page */
+            readonly excluded_items: number[];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
