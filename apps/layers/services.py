@@ -554,6 +554,12 @@ def item_helpfulness_add(*, item: Item, step: float) -> float:
     return float(Item.objects.filter(pk=item.pk).values_list("helpfulness", flat=True).get())
 
 
+def item_importance_lower(*, item: Item, step: float) -> Item:
+    """Lower the item's importance by `step`, never below 0: an audited `item_update` like any edit."""
+    lowered = max(round(item.importance - step, 6), 0.0)
+    return item_update(item=item, changes={"importance": lowered})
+
+
 def messages_relink(*, layer: Layer, links: Sequence[tuple[int, int | None, float]]) -> int:
     """Set the parent and importance of messages of `layer` as (id, parent id, importance), in one
     UPDATE, for an import that creates the messages first and links them after (parents are the new

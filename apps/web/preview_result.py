@@ -1,5 +1,6 @@
 """What the preview page shows of one assembled context: the token bar split by kind and by layer,
-the what-if rows (each a link that switches the budget), pinned and hint markers, and the overflow.
+the what-if rows (each a link that switches the budget), pinned and hint markers, the overflow, and per
+chunk the page of its source and what its actions need (views/preview_actions.py).
 
 Built from the assembly service's preview answer in its wire shape (the API's Output), so the
 page shows exactly what an agent would get.
@@ -15,7 +16,8 @@ from django.http import QueryDict
 
 from apps.assembly.results import PreviewResult
 from apps.assembly.serializers import preview_json
-from apps.web.selectors.candidates import CandidateRow, trace_rows
+from apps.engine.types import Reason, Source
+from apps.web.selectors.candidates import CandidateRow, source_url, trace_rows
 
 # Overflow (seed 001): what was left out for the budget or a package limit: "+N more available".
 OVERFLOW_REASONS = ("over_budget", "over_limit")
@@ -53,6 +55,17 @@ class PreviewView:
     overflow: list[CandidateRow]  # left out for the budget or a limit ("+N more available")
     left_out: list[CandidateRow]  # left out for any other reason (zone, distance, duplicate, ...)
     used_percent: float
+    profile: str = ""  # the request's agent profile: the chunks' "exclude" acts on it
+    query: str = ""  # the request's query string: the chunks' actions assemble it again
+
+    @property
+    def chunk_item_ids(self) -> set[int]:
+        return {int(chunk["id"]) for chunk in self.chunks if chunk["is_item"]}
+
+    @property
+    def profile_excluded_ids(self) -> set[int]:
+        """The items the profile left out (each offers "include again")."""
+        return {row.id for row in self.left_out if row.source == Source.ITEM and row.reason == Reason.PROFILE_EXCLUDED}
 
     @property
     def free_tokens(self) -> int:
@@ -91,10 +104,13 @@ def _budget_url(query: QueryDict, budget: int) -> str:
 
 
 def preview_view(
-    *, workspace_id: int, preview: PreviewResult, query: QueryDict, layer_labels: dict[int, str]
+    *, workspace_id: int, preview: PreviewResult, query: QueryDict, layer_labels: dict[int, str], profile: str = ""
 ) -> PreviewView:
-    """The page's view of a preview answer; `query` is the request's GET (the what-if links keep it)."""
+    """The page's view of a preview answer; `query` is the request's GET (the what-if links and the
+    chunks' actions keep it), `profile` the agent profile it named."""
     answer, trace, what_if = preview_payload(preview)
+    # Each candidate's importance as ranked (its score's part): "lower importance" says from what to what.
+    importance = {(e["source"], e["id"]): (e.get("parts") or {}).get("importance") for e in trace}
     budget = int(answer.get("token_budget") or 0)
     by_kind: OrderedDict[str, tuple[str, int]] = OrderedDict()
     by_layer: OrderedDict[str, tuple[str, int]] = OrderedDict()
@@ -108,7 +124,16 @@ def preview_view(
         label, tokens = by_layer.get(key, (layer_label, 0))
         by_layer[key] = (label, tokens + int(chunk["tokens"]))
         marker = "pinned" if chunk["pinned"] else ("known fix" if chunk["source"] == "error_hint" else "")
-        chunks.append({**chunk, "layer_label": layer_label, "marker": marker})
+        chunks.append(
+            {
+                **chunk,
+                "layer_label": layer_label,
+                "marker": marker,
+                "url": source_url(source=chunk["source"], id=chunk["id"], layer_id=chunk["layer"]),
+                "is_item": chunk["source"] == Source.ITEM,
+                "importance": importance.get((chunk["source"], chunk["id"])),
+            }
+        )
     rows = trace_rows(workspace_id=workspace_id, trace=trace)
     left = [row for row in rows if not row.included]
     used = int(answer.get("total_tokens") or 0)
@@ -131,4 +156,6 @@ def preview_view(
         overflow=[row for row in left if row.reason in OVERFLOW_REASONS],
         left_out=[row for row in left if row.reason not in OVERFLOW_REASONS],
         used_percent=round(min(100.0, 100.0 * used / budget), 1) if budget else 0.0,
+        profile=profile,
+        query=query.urlencode(),
     )

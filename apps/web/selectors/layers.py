@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Page, Paginator
+from django.db.models import Q
 
 from apps.layers import selectors as layers
 from apps.layers.models import ITEM_TYPES, Item, Layer, RelationshipKind
@@ -92,6 +93,16 @@ def layer_items(*, workspace: Workspace, layer: Layer, filters: ItemFilter) -> P
     for item in rows:
         item.relations = relations.get(item.pk, [])  # type: ignore[attr-defined]
     return page
+
+
+def layer_item_page(*, workspace: Workspace, layer: Layer, item: Item) -> int:
+    """The page of the layer's list (unfiltered: pinned first, then newest) that shows `item` (one count)."""
+    before = layers.layer_items_shown(workspace=workspace, layer=layer).filter(
+        Q(pinned__gt=item.pinned)
+        | Q(pinned=item.pinned, created_at__gt=item.created_at)
+        | Q(pinned=item.pinned, created_at=item.created_at, id__gt=item.pk)
+    )
+    return before.count() // PAGE_SIZE + 1
 
 
 def layer_item_types(*, layer: Layer) -> list[str]:

@@ -32,6 +32,7 @@ from apps.web.selectors.layers import (
     ItemFilter,
     layer_figures,
     layer_item,
+    layer_item_page,
     layer_item_types,
     layer_items,
     layer_proposals,
@@ -213,8 +214,11 @@ def item_row(request: HttpRequest, access: WorkspaceAccess, layer_id: int, item_
     """One item's row: what "Cancel" in the inline editor swaps back."""
     layer = _layer(access, layer_id)
     item = _item(access, layer, item_id)
-    if not is_htmx(request):
-        return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}#item-{item.pk}")
+    if not is_htmx(request):  # the item's own link (trace, preview): the layer's page that lists it
+        assert access.current is not None
+        number = layer_item_page(workspace=access.current, layer=layer, item=item)
+        page = f"?page={number}" if number > 1 else ""
+        return HttpResponseRedirect(f"{reverse('web:layer', args=[layer.pk])}{page}#item-{item.pk}")
     # `watch`: a row saved with new text asks again every few seconds until its embedding is there.
     watch = "watch" in request.GET
     # Cancel puts the focus back on the row's Edit link; a poll never moves it.

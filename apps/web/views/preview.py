@@ -24,6 +24,7 @@ from apps.web.forms.preview import PreviewForm
 from apps.web.layer_tree import LayerRow, layer_rows
 from apps.web.preview_result import PreviewView, preview_view
 from apps.web.workspace_choice import WorkspaceAccess
+from apps.workspaces.models import Workspace
 
 PREVIEW_TEMPLATE = "web/preview/page.html"
 PREVIEW_PARTIAL = "result"
@@ -37,24 +38,39 @@ def preview(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
     rows = layer_rows(workspace=workspace)
     view: PreviewView | None = None
     if "query" in request.GET:  # the form was sent (its query may be empty); `?layer=` alone preselects
-        form = PreviewForm(request.GET, workspace=workspace, layers=rows)
-        if form.is_valid():
-            try:
-                answer = context_preview(
-                    workspace=workspace, params=form.params(), cancelled=client_gone(request), origin=RecordOrigin.PAGE
-                )
-            except AssemblyCancelled:
-                return HttpResponse(status=CLIENT_CLOSED_REQUEST)
-            except DomainError as exc:  # e.g. a budget out of range: resolve.py is the one check
-                field = {"invalid_token_budget": "token_budget", "unknown_template": "template"}.get(exc.code)
-                form.add_error(field, f"{exc.message} ({exc.code})")
-            else:
-                labels = {row.id: f"{row.kind_label}: {row.name}" for row in rows}
-                view = preview_view(workspace_id=workspace.pk, preview=answer, query=request.GET, layer_labels=labels)
+        try:
+            form, view = preview_assemble(request, workspace=workspace, rows=rows)
+        except AssemblyCancelled:
+            return HttpResponse(status=CLIENT_CLOSED_REQUEST)
     else:
         form = PreviewForm(initial=_initial_layer(request, rows), workspace=workspace, layers=rows)
     context = {"form": form, "view": view, "crumbs": [("Preview", None)]}
     return render_page_or_partial(request, PREVIEW_TEMPLATE, PREVIEW_PARTIAL, context)
+
+
+def preview_assemble(
+    request: HttpRequest, *, workspace: Workspace, rows: list[LayerRow]
+) -> tuple[PreviewForm, PreviewView | None]:
+    """The request's query string (the preview's form) assembled as a page run: the form, with any
+    error on it, and the view of the answer (None when the form or the service refused it). Raises
+    AssemblyCancelled when the client left (its caller answers 499)."""
+    form = PreviewForm(request.GET, workspace=workspace, layers=rows)
+    if not form.is_valid():
+        return form, None
+    try:
+        answer = context_preview(
+            workspace=workspace, params=form.params(), cancelled=client_gone(request), origin=RecordOrigin.PAGE
+        )
+    except DomainError as exc:  # e.g. a budget out of range: resolve.py is the one check
+        field = {"invalid_token_budget": "token_budget", "unknown_template": "template"}.get(exc.code)
+        form.add_error(field, f"{exc.message} ({exc.code})")
+        return form, None
+    labels = {row.id: f"{row.kind_label}: {row.name}" for row in rows}
+    profile = form.cleaned_data.get("profile") or ""
+    view = preview_view(
+        workspace_id=workspace.pk, preview=answer, query=request.GET, layer_labels=labels, profile=profile
+    )
+    return form, view
 
 
 def _initial_layer(request: HttpRequest, rows: list[LayerRow]) -> dict[str, int]:
