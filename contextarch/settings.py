@@ -306,8 +306,13 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "apps.layers.models.MessageRole",  # its name before members' roles came to the schema
         "SummaryJobStateEnum": "apps.summaries.models.SummaryJob.State",
     },
-    # The enum components, then the links between operations that clients and `make fuzz` follow.
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "contextarch.schema_links.add_links"],
+    # The enum components, the links between operations that clients and `make fuzz` follow, then each
+    # operation's error codes (apps/core/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "contextarch.schema_links.add_links",
+        "apps.core.schema.add_error_codes",
+    ],
 }
 
 # --- Rate limits (apps/core/ratelimit.py): "N/S" is N hits per S seconds, "off" turns one off -------

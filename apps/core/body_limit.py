@@ -13,6 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.core import errors
+
 Scope = dict[str, Any]
 Message = dict[str, Any]
 
@@ -21,7 +23,7 @@ def too_large_body(limit: int) -> bytes:
     return json.dumps(
         {
             "error": {
-                "code": "request_too_large",
+                "code": errors.REQUEST_TOO_LARGE.code,
                 "message": f"the request body is limited to {limit} bytes",
                 "details": {"limit_bytes": limit},
             }

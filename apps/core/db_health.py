@@ -27,6 +27,7 @@ from collections.abc import Callable
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from apps.core import errors
 from apps.core.exceptions import error_body
 from apps.metrics.registry import OVERLOADED
 
@@ -185,10 +186,14 @@ def _recovered() -> bool:
 def outage_answer(kind: str) -> tuple[str, str, int]:
     """The error code, message and Retry-After seconds of an outage kind."""
     if kind == "timeout":
-        return "database_timeout", "The database did not answer in time; retry.", 1
+        return errors.DATABASE_TIMEOUT.code, errors.DATABASE_TIMEOUT.message, 1
     if kind == "overloaded":
-        return "overloaded", "The service is busy (no database connection free); retry shortly.", OVERLOADED_RETRY
-    return "database_unavailable", "The database is unavailable; retry shortly.", RETRY_AFTER_SECONDS
+        return (
+            errors.OVERLOADED.code,
+            "The service is busy (no database connection free); retry shortly.",
+            OVERLOADED_RETRY,
+        )
+    return errors.DATABASE_UNAVAILABLE.code, errors.DATABASE_UNAVAILABLE.message, RETRY_AFTER_SECONDS
 
 
 def unavailable_response(request: HttpRequest, kind: str = "unavailable") -> HttpResponse:

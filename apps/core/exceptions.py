@@ -12,9 +12,11 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from apps.core import errors
 from apps.core.client_gone import CLIENT_CLOSED_REQUEST
 from apps.core.deadline import Cancelled
 from apps.core.errors import DomainError, TooManyRequests
+from apps.core.field_errors import field_code
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +46,16 @@ def _first_error(detail: Any, path: str = "") -> tuple[str, str] | None:
 
 
 def _validation_code(detail: Any) -> tuple[str, str]:
-    """A specific code from the first failing top-level field: {"token_budget": [...]} → invalid_token_budget."""
+    """The code mapped to the first failing top-level field (apps/core/field_errors.py): {"token_budget":
+    [...]} → invalid_token_budget."""
     found = _first_error(detail)
     if not found:
-        return "invalid_input", "Invalid input."
+        return errors.INVALID_INPUT.code, errors.INVALID_INPUT.message
     path, message = found
     field = path.split(".")[0].split("[")[0]
     if not field or field == "non_field_errors":
-        return "invalid_input", message
-    return f"invalid_{field}", f"{path.replace('.non_field_errors', '')}: {message}"
+        return errors.INVALID_INPUT.code, message
+    return field_code(field).code, f"{path.replace('.non_field_errors', '')}: {message}"
 
 
 def validation_error_body(detail: Any) -> dict[str, Any]:
@@ -89,27 +92,30 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             answer["Retry-After"] = str(exc.retry_after)
         return answer
     if isinstance(exc, (Http404, exceptions.NotFound)):
-        return Response(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)
+        return Response(error_body(errors.NOT_FOUND.code, errors.NOT_FOUND.message), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, exceptions.ValidationError):
         return Response(validation_error_body(exc.detail), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.ParseError):
-        return Response(error_body("malformed_json", str(exc.detail)), status=status.HTTP_400_BAD_REQUEST)
+        return Response(error_body(errors.MALFORMED_JSON.code, str(exc.detail)), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.UnsupportedMediaType):
-        return Response(error_body("unsupported_media_type", str(exc.detail)), status=exc.status_code)
+        return Response(error_body(errors.UNSUPPORTED_MEDIA_TYPE.code, str(exc.detail)), status=exc.status_code)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
         response = exception_handler(exc, context)
-        code = "not_authenticated" if isinstance(exc, exceptions.NotAuthenticated) else "invalid_api_key"
+        code = errors.NOT_AUTHENTICATED if isinstance(exc, exceptions.NotAuthenticated) else errors.INVALID_API_KEY
         status_code = response.status_code if response is not None else 401
-        body = Response(error_body(code, str(exc.detail)), status=status_code)
+        body = Response(error_body(code.code, str(exc.detail)), status=status_code)
         if response is not None and "WWW-Authenticate" in response:
             body["WWW-Authenticate"] = response["WWW-Authenticate"]
         return body
     if isinstance(exc, (exceptions.PermissionDenied, PermissionDenied)):
-        return Response(error_body("permission_denied", "Not allowed."), status=status.HTTP_403_FORBIDDEN)
+        return Response(
+            error_body(errors.PERMISSION_DENIED.code, errors.PERMISSION_DENIED.message),
+            status=status.HTTP_403_FORBIDDEN,
+        )
     if isinstance(exc, exceptions.MethodNotAllowed):
-        return Response(error_body("method_not_allowed", str(exc.detail)), status=exc.status_code)
+        return Response(error_body(errors.METHOD_NOT_ALLOWED.code, str(exc.detail)), status=exc.status_code)
     if isinstance(exc, exceptions.Throttled):
-        return Response(error_body("throttled", str(exc.detail)), status=exc.status_code)
+        return Response(error_body(errors.THROTTLED.code, str(exc.detail)), status=exc.status_code)
     if isinstance(exc, exceptions.APIException):
         return Response(error_body(exc.default_code, str(exc.detail)), status=exc.status_code)
     return None

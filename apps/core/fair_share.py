@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
+from apps.core import errors
 from apps.core.db_health import note_overloaded
 from apps.core.errors import TooManyRequests
 from apps.metrics.registry import OVERLOADED
@@ -157,7 +158,7 @@ def workspace_slot(*, workspace_id: int, what: str = "request") -> Iterator[None
         raise TooManyRequests(
             f"this workspace already runs its share of {what}s on this worker; retry shortly",
             retry_after=RETRY_AFTER_SECONDS,
-            code="overloaded",
+            code=errors.OVERLOADED,
         )
     try:
         yield

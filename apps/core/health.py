@@ -18,7 +18,7 @@ from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
-from apps.core import db_health
+from apps.core import db_health, errors
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,11 @@ def _embedder() -> dict[str, Any]:
                     f"the provider makes {vectors.shape[-1]}-dimension vectors but EMBEDDING_DIMENSIONS is "
                     f"{settings.EMBEDDING_DIMENSIONS}: set EMBEDDING_DIMENSIONS (and the column: manage.py "
                     "embedding_dimensions) to the model's size, or choose a model of that size",
-                    code="embedding_dimension_mismatch",
+                    code=errors.EMBEDDING_DIMENSION_MISMATCH,
                 )
             _embedder_seen.update(ok=True, error="")
         except embeddings.EmbeddingError as exc:
-            mismatch = exc.code == "embedding_dimension_mismatch"
+            mismatch = exc.code == errors.EMBEDDING_DIMENSION_MISMATCH.code
             _embedder_seen.update(ok=False, error=exc.message if mismatch else type(exc).__name__)
         except Exception as exc:  # noqa: BLE001
             _embedder_seen.update(ok=False, error=type(exc).__name__)

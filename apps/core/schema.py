@@ -17,6 +17,8 @@ from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
+from apps.core import errors
+from apps.core.error_catalogue import COMMON_CODES, FIELD_CODES, OPERATION_CODES, ErrorCode, catalogue_load
 from apps.core.serializers import StrictSerializer
 
 # Every API operation: bad input, no/invalid key, a key without the scope, anything outside the
@@ -84,3 +86,56 @@ class ApiAutoSchema(AutoSchema):
                 response = self._get_response_for_code(ErrorResponse, status, direction=direction)
                 responses[status] = {**response, "description": description}
         return responses
+
+
+def _input_fields(operation: dict[str, Any], components: dict[str, Any]) -> set[str]:
+    """The top-level body keys and query parameters an operation takes."""
+    fields = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
+    for content in operation.get("requestBody", {}).get("content", {}).values():
+        body = content.get("schema", {})
+        if "$ref" in body:
+            body = components.get(body["$ref"].rsplit("/", 1)[-1], {})
+        fields |= set(body.get("properties", {}))
+    return fields
+
+
+def operation_error_codes(operation: dict[str, Any], method: str, components: dict[str, Any]) -> list[ErrorCode]:
+    """Every code an operation can answer with: those of every operation (and of its method), its input
+    fields' (apps/core/field_errors.py) and those its app declares for it (`operation_codes`)."""
+    codes = [*COMMON_CODES.get("*", []), *COMMON_CODES.get(method.upper(), [])]
+    codes += [FIELD_CODES[field] for field in sorted(_input_fields(operation, components)) if field in FIELD_CODES]
+    codes += OPERATION_CODES.get(operation.get("operationId", ""), ())
+    return list(dict.fromkeys(codes))
+
+
+def add_error_codes(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook: each `/api/` operation's error responses list the codes it can answer with, as
+    an enum of `error.code` per status (the catalogue: apps/core/error_catalogue.py)."""
+    catalogue_load()
+    components = result.get("components", {}).get("schemas", {})
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            by_status: dict[str, list[str]] = {}
+            for code in operation_error_codes(operation, method, components):
+                for status in sorted({code.status, *(code.also if code is errors.OVERLOADED else ())}):
+                    by_status.setdefault(str(status), []).append(code.code)
+            for status in [s for s in operation["responses"] if s >= "400" and s not in by_status]:
+                del operation["responses"][status]  # a generic error status no code of this operation has
+            for status, names in sorted(by_status.items()):
+                response = operation["responses"].setdefault(status, {"description": "See `error.code`"})
+                code_enum = {"type": "string", "enum": sorted(names)}
+                response["content"] = {
+                    "application/json": {
+                        "schema": {
+                            "allOf": [
+                                {"$ref": "#/components/schemas/Error"},
+                                {"type": "object", "properties": {"error": {"properties": {"code": code_enum}}}},
+                            ]
+                        }
+                    }
+                }
+    return result

@@ -20,11 +20,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.core import errors
+from apps.core.error_catalogue import ErrorCode
 from apps.core.errors import InvalidInput
 
 
 class UnknownFields(InvalidInput):
-    code = "unknown_fields"
+    code = errors.UNKNOWN_FIELDS.code
 
 
 def _copyable(field: serializers.Field) -> bool:
@@ -67,7 +69,7 @@ class StrictSerializer(serializers.Serializer):
     """An input serializer that refuses keys it has no writable field for (400 `unknown_fields`)."""
 
     # The code of the refusal; only the layer config endpoint keeps its older `invalid_fields`.
-    unknown_fields_code = UnknownFields.code
+    unknown_fields_code: ErrorCode = errors.UNKNOWN_FIELDS
 
     def get_fields(self) -> dict[str, serializers.Field]:
         return fresh_fields(type(self))

@@ -13,7 +13,9 @@ import json
 import math
 from typing import Any
 
+from apps.core import errors
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import field_code
 
 # Deepest nesting of objects and arrays accepted in a JSON document (the top level is depth 1).
 # Nothing the API takes nests deeper than a handful of levels (metadata is free-form: 32 is plenty).
@@ -23,19 +25,19 @@ NUL = "\x00"
 
 
 class MalformedJson(InvalidInput):
-    code = "malformed_json"
+    code = errors.MALFORMED_JSON.code
 
 
 class JsonTooDeep(InvalidInput):
-    code = "json_too_deep"
+    code = errors.JSON_TOO_DEEP.code
 
 
 class InvalidNumber(InvalidInput):
-    code = "invalid_number"
+    code = errors.INVALID_NUMBER.code
 
 
 class InvalidCharacters(InvalidInput):
-    code = "invalid_characters"
+    code = errors.INVALID_CHARACTERS.code
 
 
 def bad_character(text: str) -> str | None:
@@ -66,7 +68,7 @@ def _refusal(cls: type[InvalidInput], problem: str, *, where: str, path: Path) -
     if not path or not isinstance(path[0], str):
         return cls(f"the {where} {problem}", details={"where": where})
     field = path[0]
-    return cls(f"{_dotted(path)} {problem}", code=f"invalid_{field}", details={"where": where, "field": field})
+    return cls(f"{_dotted(path)} {problem}", code=field_code(field), details={"where": where, "field": field})
 
 
 def _too_deep(where: str) -> JsonTooDeep:

@@ -6,6 +6,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from apps.core import errors
 from apps.core.errors import InvalidInput
 from apps.core.exceptions import error_body
 from apps.core.strict_json import loads_strict
@@ -17,7 +18,9 @@ class StrictJsonConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         if text_data is None:
-            await self.send_json({"type": "error", **error_body("malformed_json", "send JSON in a text frame")})
+            await self.send_json(
+                {"type": "error", **error_body(errors.MALFORMED_JSON.code, "send JSON in a text frame")}
+            )
             return
         try:
             content = loads_strict(text_data, where="message")

@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
+from apps.core import errors
 from apps.core.errors import Conflict, InvalidInput
 
 
 class ArchiveDamaged(InvalidInput):
     """Not a readable zip, truncated, a member whose bytes or rows differ from the manifest."""
 
-    code = "archive_damaged"
+    code = errors.ARCHIVE_DAMAGED.code
 
 
 class ArchiveFormatUnknown(InvalidInput):
     """Not a workspace archive, or one of a format version this service does not read."""
 
-    code = "archive_format_unknown"
+    code = errors.ARCHIVE_FORMAT_UNKNOWN.code
 
 
 class ArchiveMemberMissing(InvalidInput):
     """A member the format requires (or the manifest names) is not in the zip."""
 
-    code = "archive_member_missing"
+    code = errors.ARCHIVE_MEMBER_MISSING.code
 
 
 class ArchiveInvalid(InvalidInput):
     """Intact, but a row cannot be restored (an unknown reference, a value the tables refuse)."""
 
-    code = "archive_invalid"
+    code = errors.ARCHIVE_INVALID.code
 
 
 class WorkspaceNotEmpty(Conflict):
     """An archive is restored only into a workspace that holds nothing yet but its company root."""
 
-    code = "workspace_not_empty"
+    code = errors.WORKSPACE_NOT_EMPTY.code
