@@ -13,6 +13,13 @@ from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import StrictSerializer
 from apps.workspaces.authentication import api_key_of, workspace_of
+from apps.workspaces.errors import (
+    API_KEY_NOT_FOUND,
+    API_KEY_SECRET_NOT_REPLAYED,
+    INVALID_LAYER_KIND,
+    INVITATION_LINK_NOT_REPLAYED,
+    INVITATION_NOT_FOUND,
+)
 from apps.workspaces.idempotency import replay_instead
 from apps.workspaces.invitations import MAX_DAYS, invitation_create, invitation_revoke
 from apps.workspaces.models import ApiKey, Invitation, Role, Scope, Workspace
@@ -66,8 +73,7 @@ class ApiKeyListCreateApi(APIView):
         key = created.api_key
         replay_instead(  # the secret is shown once: a repeat of this request says what became of it
             response,
-            status=status.HTTP_409_CONFLICT,
-            code="api_key_secret_not_replayed",
+            code=API_KEY_SECRET_NOT_REPLAYED,
             message=(
                 f"this Idempotency-Key created API key {key.pk} ({key.prefix}…); its secret is shown only in the "
                 f"first answer. If that answer was lost, revoke the key (POST /api/v1/keys/{key.pk}/revoke/) "
@@ -85,7 +91,7 @@ class ApiKeyRevokeApi(APIView):
     def post(self, request: Request, key_id: int) -> Response:
         key = ApiKey.objects.filter(workspace=workspace_of(request), pk=key_id).first()
         if key is None:
-            raise NotFound("API key not found", code="api_key_not_found")
+            raise NotFound("API key not found", code=API_KEY_NOT_FOUND)
         return Response(ApiKeyOutput(api_key_revoke(api_key=key)).data)
 
 
@@ -157,8 +163,7 @@ class InvitationListCreateApi(APIView):
         made = created.invitation
         replay_instead(  # the link is shown once: a repeat of this request says what became of it
             response,
-            status=status.HTTP_409_CONFLICT,
-            code="invitation_link_not_replayed",
+            code=INVITATION_LINK_NOT_REPLAYED,
             message=(
                 f"this Idempotency-Key created invitation {made.pk}; its link is shown only in the first answer. "
                 f"If that answer was lost, revoke it (POST /api/v1/invitations/{made.pk}/revoke/) and create another."
@@ -175,7 +180,7 @@ class InvitationRevokeApi(APIView):
     def post(self, request: Request, invitation_id: int) -> Response:
         invitation = Invitation.objects.filter(workspace=workspace_of(request), pk=invitation_id).first()
         if invitation is None:
-            raise NotFound("invitation not found", code="invitation_not_found")
+            raise NotFound("invitation not found", code=INVITATION_NOT_FOUND)
         return Response(InvitationOutput(invitation_revoke(invitation=invitation)).data)
 
 
@@ -218,7 +223,7 @@ class WorkspaceSettingsApi(APIView):
             if unknown:
                 raise InvalidInput(
                     f"unknown layer kinds: {', '.join(kind[:50] for kind in unknown[:10])}",
-                    code="invalid_layer_kind",
+                    code=INVALID_LAYER_KIND,
                     details={"unknown": [kind[:50] for kind in unknown[:20]], "allowed": list(LAYER_KINDS)},
                 )
             return value

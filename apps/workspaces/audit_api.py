@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_TARGET_KIND, field_code
 from apps.core.pagination import DefaultPagination
 from apps.workspaces.authentication import workspace_of
 from apps.workspaces.models import AuditEntry, AuditTarget, Scope
@@ -41,7 +42,7 @@ def _when(value: str | None, name: str) -> datetime | None:
         return None
     parsed = parse_datetime(value)
     if parsed is None:
-        raise InvalidInput(f"{name} must be an ISO 8601 date-time", code=f"invalid_{name}")
+        raise InvalidInput(f"{name} must be an ISO 8601 date-time", code=field_code(name))
     return parsed
 
 
@@ -64,9 +65,7 @@ class AuditListApi(APIView):
         params = request.query_params
         kind = params.get("target_kind") or ""
         if kind and kind not in AuditTarget.values:
-            raise InvalidInput(
-                f"target_kind must be one of {', '.join(AuditTarget.values)}", code="invalid_target_kind"
-            )
+            raise InvalidInput(f"target_kind must be one of {', '.join(AuditTarget.values)}", code=INVALID_TARGET_KIND)
         filters = AuditFilters(
             target_kind=kind,
             target_id=params.get("target_id") or "",

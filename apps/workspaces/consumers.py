@@ -12,6 +12,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from apps.core.events import status_group
+from apps.core.field_errors import INVALID_MESSAGE
 from apps.workspaces.authentication import ApiClient
 from apps.workspaces.selectors import workspace_status
 from apps.workspaces.ws_auth import ApiKeyConsumer, _still_active
@@ -26,7 +27,7 @@ class StatusConsumer(ApiKeyConsumer):
     async def handle(self, client: ApiClient, content: Any) -> None:
         if not isinstance(content, dict) or content.get("type") != "status":
             await self.send_json(
-                {"type": "error", "error": {"code": "invalid_message", "message": 'send {"type": "status"}'}}
+                {"type": "error", "error": {"code": INVALID_MESSAGE.code, "message": 'send {"type": "status"}'}}
             )
             return
         if self.subscribed is None:

@@ -30,8 +30,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 
 from apps.core import db_health
+from apps.core.error_catalogue import ErrorCode
 from apps.core.exceptions import error_body
 from apps.core.sealing import key_from, seal, unseal
+from apps.workspaces.errors import IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED, INVALID_IDEMPOTENCY_KEY
 from apps.workspaces.models import IdempotencyKey
 from apps.workspaces.permissions import required_scope_of
 from apps.workspaces.selectors import api_key_get_active
@@ -54,17 +56,16 @@ class Claim:
     cipher: bytes  # AES-256 key of the stored answer
 
 
-def replay_instead(
-    response: HttpResponseBase, *, status: int, code: str, message: str, details: dict[str, Any]
-) -> None:
+def replay_instead(response: HttpResponseBase, *, code: ErrorCode, message: str, details: dict[str, Any]) -> None:
     """Store this error as the answer to repeats of the request instead of `response`, whose body
     carries something shown only once (a new API key's secret)."""
-    setattr(response, REPLAY, (status, json.dumps(error_body(code, message, details)).encode()))
+    setattr(response, REPLAY, (code.status, json.dumps(error_body(code.code, message, details)).encode()))
 
 
-def _error(status: int, code: str, message: str) -> HttpResponse:
-    response = HttpResponse(json.dumps(error_body(code, message)), status=status, content_type="application/json")
-    if status == 409:
+def _error(code: ErrorCode, message: str) -> HttpResponse:
+    body = json.dumps(error_body(code.code, message))
+    response = HttpResponse(body, status=code.status, content_type="application/json")
+    if code.status == 409:
         response["Retry-After"] = "1"
     return response
 
@@ -115,14 +116,14 @@ def _unlock(claim: Claim) -> None:
 def _claim(claim: Claim, fingerprint: str) -> HttpResponse | None:
     """Take the key for this request (None), or the answer for a repeat: the stored one, or an error."""
     if not _try_lock(claim.lock):
-        return _error(409, "idempotency_key_in_progress", f"a request with this {HEADER} is still running")
+        return _error(IDEMPOTENCY_KEY_IN_PROGRESS, f"a request with this {HEADER} is still running")
     taken = False
     try:
         row = IdempotencyKey.objects.filter(api_key_id=claim.api_key_id, key=claim.key).first()
         fresh = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
         if row is not None and row.status_code is not None and row.created_at >= fresh:
             if row.fingerprint != fingerprint:
-                return _error(422, "idempotency_key_reused", f"this {HEADER} was used for another request")
+                return _error(IDEMPOTENCY_KEY_REUSED, f"this {HEADER} was used for another request")
             body = _open(claim, bytes(row.body))
             if body is not None:
                 replay = HttpResponse(body, status=row.status_code, content_type=row.content_type)
@@ -188,7 +189,7 @@ class IdempotencyMiddleware:
         if key is None or request.method != "POST" or not request.path.startswith("/api/"):
             return None
         if not 1 <= len(key) <= 255 or not (key.isascii() and key.isprintable()):
-            return _error(400, "invalid_idempotency_key", f"{HEADER} must be 1 to 255 printable ASCII characters")
+            return _error(INVALID_IDEMPOTENCY_KEY, f"{HEADER} must be 1 to 255 printable ASCII characters")
         secret = _secret(request)
         try:
             api_key = api_key_get_active(secret=secret) if secret else None

@@ -18,6 +18,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.field_errors import INVALID_DAYS, INVALID_NOTE, INVALID_ROLE
+from apps.workspaces.errors import INVITATION_ACCEPTED, INVITATION_INVALID
 from apps.workspaces.keys import hash_secret
 from apps.workspaces.models import ROLE_ORDER, ApiKey, Invitation, Membership, Role, Workspace
 
@@ -38,7 +40,7 @@ def invalid_invitation() -> NotFound:
     return NotFound(
         "This invitation link is not valid: it was used, revoked or has expired, or it is mistyped. "
         "Ask an admin of the workspace for a new one.",
-        code="invitation_invalid",
+        code=INVITATION_INVALID,
     )
 
 
@@ -53,13 +55,13 @@ def invitation_create(
 ) -> CreatedInvitation:
     """A pending invitation to `workspace` as `role`, valid for `days` (1-90; INVITATION_DAYS by default)."""
     if role not in Role.values:
-        raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code="invalid_role")
+        raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code=INVALID_ROLE)
     note = note.strip()
     if len(note) > 200:
-        raise InvalidInput("note must be at most 200 characters", code="invalid_note")
+        raise InvalidInput("note must be at most 200 characters", code=INVALID_NOTE)
     days = settings.INVITATION_DAYS if days is None else days
     if not 1 <= days <= MAX_DAYS:
-        raise InvalidInput(f"days must be 1 to {MAX_DAYS}", code="invalid_days")
+        raise InvalidInput(f"days must be 1 to {MAX_DAYS}", code=INVALID_DAYS)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(
         workspace=workspace,
@@ -78,9 +80,7 @@ def invitation_revoke(*, invitation: Invitation) -> Invitation:
     with transaction.atomic():
         locked = Invitation.objects.select_for_update().get(pk=invitation.pk)
         if locked.accepted_at is not None:
-            raise Conflict(
-                "This invitation was accepted already: remove the member instead.", code="invitation_accepted"
-            )
+            raise Conflict("This invitation was accepted already: remove the member instead.", code=INVITATION_ACCEPTED)
         if locked.revoked_at is None:
             locked.revoked_at = timezone.now()
             locked.save(update_fields=["revoked_at"])

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 
 from apps.core.errors import Forbidden
 from apps.workspaces.authentication import client_of
+from apps.workspaces.errors import INSUFFICIENT_SCOPE
 from apps.workspaces.models import Scope
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings
@@ -38,7 +39,7 @@ class HasScope(BasePermission):
         if not key.has_scope(needed):
             raise Forbidden(
                 f"this API key lacks the {needed!r} scope",
-                code="insufficient_scope",
+                code=INSUFFICIENT_SCOPE,
                 details={"required": needed, "scopes": list(key.scopes)},
             )
         return True

@@ -12,7 +12,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.errors import Conflict, DomainError, InvalidInput
+from apps.core.field_errors import INVALID_NAME, INVALID_ROLE, INVALID_SCOPES, field_code
 from apps.workspaces import audit
+from apps.workspaces.errors import INVALID_SLUG, LAST_ADMIN, WORKSPACE_EXISTS
 from apps.workspaces.keys import generate_secret, hash_secret
 from apps.workspaces.models import ApiKey, AuditTarget, Membership, Role, Scope, Workspace, default_scopes
 from apps.workspaces.signals import workspace_created
@@ -30,7 +32,7 @@ def api_key_create(*, workspace: Workspace, name: str, scopes: list[str] | None 
     """A new key with `scopes` (default read+write; `admin` only when asked for)."""
     name = name.strip()
     if not name or len(name) > 100:
-        raise InvalidInput("key name must be 1-100 characters", code="invalid_name")
+        raise InvalidInput("key name must be 1-100 characters", code=INVALID_NAME)
     scopes = scopes_clean(scopes=default_scopes() if scopes is None else scopes)
     secret = generate_secret()
     key = ApiKey.objects.create(
@@ -52,7 +54,7 @@ def scopes_clean(*, scopes: list[str]) -> list[str]:
     unknown = sorted(set(scopes) - set(Scope.values))
     if unknown or not scopes:
         message = f"scopes must be a non-empty subset of {', '.join(Scope.values)}"
-        raise InvalidInput(message, code="invalid_scopes", details={"unknown": unknown})
+        raise InvalidInput(message, code=INVALID_SCOPES, details={"unknown": unknown})
     return [scope for scope in Scope.values if scope in scopes]
 
 
@@ -92,12 +94,12 @@ def workspace_errors(*, slug: str, name: str = "") -> dict[str, DomainError]:
         for field, messages in exc.message_dict.items():
             if field == "slug":
                 errors["slug"] = InvalidInput(
-                    f"invalid workspace slug {slug!r}: letters, digits, - and _ only, at most 64", code="invalid_slug"
+                    f"invalid workspace slug {slug!r}: letters, digits, - and _ only, at most 64", code=INVALID_SLUG
                 )
             else:
-                errors[field] = InvalidInput(f"{field}: {messages[0]}", code=f"invalid_{field}")
+                errors[field] = InvalidInput(f"{field}: {messages[0]}", code=field_code(field))
     if "slug" not in errors and Workspace.objects.filter(slug=slug).exists():
-        errors["slug"] = Conflict(f"workspace {slug!r} already exists", code="workspace_exists")
+        errors["slug"] = Conflict(f"workspace {slug!r} already exists", code=WORKSPACE_EXISTS)
     return {name: errors[name] for name in ("slug", "name") if name in errors}
 
 
@@ -118,7 +120,7 @@ def workspace_create(
         with transaction.atomic():
             workspace.save()
     except IntegrityError as exc:  # the same slug taken concurrently since the check
-        raise Conflict(f"workspace {slug!r} already exists", code="workspace_exists") from exc
+        raise Conflict(f"workspace {slug!r} already exists", code=WORKSPACE_EXISTS) from exc
     workspace_created.send(sender=Workspace, workspace=workspace)
     if admin is not None:
         membership_set(workspace=workspace, user=admin, role=Role.ADMIN)
@@ -133,7 +135,7 @@ def _keep_an_admin(*, workspace: Workspace, leaving: Membership) -> None:
     if not others.select_for_update().exists():
         raise Conflict(
             f"{leaving.user.get_username()} is the last admin of {workspace.name}: make another member admin first.",
-            code="last_admin",
+            code=LAST_ADMIN,
         )
 
 
@@ -141,7 +143,7 @@ def _keep_an_admin(*, workspace: Workspace, leaving: Membership) -> None:
 def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -> Membership:
     """Add `user` to the workspace with `role`, or change their role; the last admin stays admin (`last_admin`)."""
     if role not in Role.values:
-        raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code="invalid_role")
+        raise InvalidInput(f"role must be one of {', '.join(Role.values)}", code=INVALID_ROLE)
     current = Membership.objects.select_for_update().filter(workspace=workspace, user_id=user.pk).first()
     if current is not None and role != Role.ADMIN:
         _keep_an_admin(workspace=workspace, leaving=current)

@@ -19,6 +19,7 @@ from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from django.conf import settings
 
+from apps.core import errors
 from apps.core.errors import TooManyRequests
 from apps.core.exceptions import error_body
 from apps.core.ratelimit import rate_hit, scope_address
@@ -87,14 +88,16 @@ class ApiKeyConsumer(StrictJsonConsumer):
             await self._authenticate(content)
             return
         if not await database_sync_to_async(_still_active)(self.client.api_key.pk):
-            await self.send_json({"type": "error", **error_body("invalid_api_key", "Key revoked.")})
+            await self.send_json({"type": "error", **error_body(errors.INVALID_API_KEY.code, "Key revoked.")})
             await self.close(code=UNAUTHORIZED)
             return
         # Each message counts against the key like a REST request; over the rate it is refused, the socket stays.
         wait = rate_hit(bucket="api-key", ident=str(self.client.api_key.pk), rate=settings.RATE_LIMIT_API_KEY)
         if wait is not None:
             message = "this API key is over its request rate"
-            await self.send_json({"type": "error", **error_body("rate_limited", message, {"retry_after": wait})})
+            await self.send_json(
+                {"type": "error", **error_body(errors.RATE_LIMITED.code, message, {"retry_after": wait})}
+            )
             return
         await self.handle(self.client, content)
 
