@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_PARENT, field_code
 from apps.core.json_fields import JsonObjectField
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
@@ -33,7 +34,7 @@ def parse_int(value: str | None, *, name: str) -> int | None:
     try:
         return int(value)
     except ValueError as exc:
-        raise InvalidInput(f"{name} must be an integer", code=f"invalid_{name}") from exc
+        raise InvalidInput(f"{name} must be an integer", code=field_code(name)) from exc
 
 
 class LayerOutput(serializers.ModelSerializer):
@@ -324,7 +325,7 @@ class ItemDetailApi(APIView):
         data.is_valid(raise_exception=True)
         changes = {key: value for key, value in data.validated_data.items() if key in request.data}
         if "parent" in changes:
-            raise InvalidInput("a message's parent cannot change", code="invalid_parent")
+            raise InvalidInput("a message's parent cannot change", code=INVALID_PARENT)
         services.item_update(item=item, changes=changes)
         item = _with_embedded_flag(selectors.items_list(workspace=workspace)).get(pk=item_id)
         return Response(ItemOutput(item).data)

@@ -16,6 +16,13 @@ from apps.core.errors import NotFound
 from apps.layers.embedder import TOKENS_ESTIMATE_SQL
 from apps.layers.embedding_rate import RecentRate, rate_recent
 from apps.layers.embedding_space import space_state
+from apps.layers.errors import (
+    AMBIGUOUS_EXTERNAL_ID,
+    ITEM_NOT_FOUND,
+    LAYER_NOT_FOUND,
+    PROPOSAL_NOT_FOUND,
+    RELATIONSHIP_NOT_FOUND,
+)
 from apps.layers.models import Item, ItemKind, Layer, LayerKind, Relationship, SupersessionProposal
 from apps.layers.vectors import vector_available
 from apps.workspaces.models import Workspace
@@ -27,7 +34,7 @@ def layer_get(*, workspace: Workspace, layer_id: int, with_parent: bool = False)
     layers = Layer.objects.filter(workspace=workspace, pk=layer_id)
     layer = (layers.select_related("parent") if with_parent else layers).first()
     if layer is None:
-        raise NotFound(f"layer {layer_id} not found", code="layer_not_found")
+        raise NotFound(f"layer {layer_id} not found", code=LAYER_NOT_FOUND)
     return layer
 
 
@@ -46,13 +53,13 @@ def layer_get_by_external_id(*, workspace: Workspace, external_id: str, kind: st
         layers = layers.filter(kind=kind)
     found = list(layers[:2])
     if not found:
-        raise NotFound(f"layer with external_id {external_id!r} not found", code="layer_not_found")
+        raise NotFound(f"layer with external_id {external_id!r} not found", code=LAYER_NOT_FOUND)
     if len(found) > 1:
         from apps.core.errors import InvalidInput
 
         raise InvalidInput(
             f"several layers have external_id {external_id!r}; give the layer id",
-            code="ambiguous_external_id",
+            code=AMBIGUOUS_EXTERNAL_ID,
         )
     return found[0]
 
@@ -299,14 +306,14 @@ EXCERPT_CHARS = 160  # the excerpts `relationships_of_items` cuts one character 
 def item_get(*, workspace: Workspace, item_id: int) -> Item:
     item = Item.objects.filter(workspace=workspace, pk=item_id).defer("embedding").select_related("layer").first()
     if item is None:
-        raise NotFound(f"item {item_id} not found", code="item_not_found")
+        raise NotFound(f"item {item_id} not found", code=ITEM_NOT_FOUND)
     return item
 
 
 def relationship_get(*, workspace: Workspace, relationship_id: int) -> Relationship:
     found = Relationship.objects.filter(workspace=workspace, pk=relationship_id).first()
     if found is None:
-        raise NotFound(f"relationship {relationship_id} not found", code="relationship_not_found")
+        raise NotFound(f"relationship {relationship_id} not found", code=RELATIONSHIP_NOT_FOUND)
     return found
 
 
@@ -424,5 +431,5 @@ def proposals_list(
 def proposal_get(*, workspace: Workspace, proposal_id: int) -> SupersessionProposal:
     found = SupersessionProposal.objects.filter(workspace=workspace, pk=proposal_id).first()
     if found is None:
-        raise NotFound(f"proposal {proposal_id} not found", code="proposal_not_found")
+        raise NotFound(f"proposal {proposal_id} not found", code=PROPOSAL_NOT_FOUND)
     return found

@@ -16,10 +16,31 @@ from django.utils import timezone
 
 from apps.core import background, events, tokenizer
 from apps.core.connections import connection_release
-from apps.core.errors import Conflict, DomainError, InvalidInput, NotFound, TooLarge
+from apps.core.errors import INVALID_FIELDS, Conflict, DomainError, InvalidInput, NotFound, TooLarge
+from apps.core.field_errors import (
+    INVALID_CONFIDENCE,
+    INVALID_CONTENT,
+    INVALID_HELPFULNESS,
+    INVALID_IMPORTANCE,
+    INVALID_KIND,
+    INVALID_ON_DUPLICATE,
+    INVALID_PARENT,
+    INVALID_PRIORITY,
+    INVALID_ROLE,
+    INVALID_TYPE,
+)
 from apps.core.integrity import violated_constraint
 from apps.core.versions import content_changed
 from apps.layers.duplicates import ON_DUPLICATE, MergePlan, merge_into, merge_plan
+from apps.layers.errors import (
+    CANNOT_DELETE_ROOT,
+    COMPANY_EXISTS,
+    DUPLICATE_EXTERNAL_ID,
+    LAYER_NOT_FOUND,
+    PARENT_NOT_FOUND,
+    REQUEST_CONTENT_TOO_LARGE,
+    TOO_MANY_ITEMS,
+)
 from apps.layers.models import (
     ITEM_TYPES,
     KIND_RANK,
@@ -48,13 +69,13 @@ def layer_create_root(*, workspace: Workspace, name: str) -> Layer:
 
 def _check_parent(*, kind: str, parent: Layer | None) -> None:
     if kind == LayerKind.COMPANY:
-        raise InvalidInput("each workspace has exactly one company layer, created with it", code="company_exists")
+        raise InvalidInput("each workspace has exactly one company layer, created with it", code=COMPANY_EXISTS)
     if parent is None:
-        raise InvalidInput(f"a {kind} layer needs a parent", code="invalid_parent")
+        raise InvalidInput(f"a {kind} layer needs a parent", code=INVALID_PARENT)
     if KIND_RANK[parent.kind] >= KIND_RANK[kind]:
         raise InvalidInput(
             f"a {kind} layer cannot sit under a {parent.kind} layer (parents must be of a higher kind)",
-            code="invalid_parent",
+            code=INVALID_PARENT,
             details={"kind": kind, "parent_kind": parent.kind},
         )
 
@@ -65,7 +86,7 @@ def layer_create(
 ) -> Layer:
     _check_parent(kind=kind, parent=parent)
     if parent is not None and parent.workspace_id != workspace.pk:
-        raise NotFound("parent layer not found", code="layer_not_found")
+        raise NotFound("parent layer not found", code=LAYER_NOT_FOUND)
     layer = Layer(workspace=workspace, kind=kind, name=name, parent=parent, external_id=external_id)
     _save_layer(layer)
     layer_created.send(sender=Layer, layer=layer)
@@ -82,7 +103,7 @@ def _save_layer(layer: Layer) -> None:
         if violated_constraint(exc) != UNIQUE_EXTERNAL_ID:
             raise
         raise Conflict(
-            f"a {layer.kind} layer with external_id {layer.external_id!r} exists", code="duplicate_external_id"
+            f"a {layer.kind} layer with external_id {layer.external_id!r} exists", code=DUPLICATE_EXTERNAL_ID
         ) from exc
 
 
@@ -92,7 +113,7 @@ def layer_update(*, layer: Layer, changes: dict[str, Any]) -> Layer:
     if "parent" in changes:
         parent = changes["parent"]
         if layer.kind == LayerKind.COMPANY:
-            raise InvalidInput("the company layer has no parent", code="invalid_parent")
+            raise InvalidInput("the company layer has no parent", code=INVALID_PARENT)
         _check_parent(kind=layer.kind, parent=parent)
         layer.parent = parent
     if "name" in changes:
@@ -124,7 +145,7 @@ def layer_delete(*, layer: Layer) -> None:
     before the cascade looks, later ones wait for the delete and then find their rows gone.
     """
     if layer.kind == LayerKind.COMPANY:
-        raise InvalidInput("the company layer cannot be deleted", code="cannot_delete_root")
+        raise InvalidInput("the company layer cannot be deleted", code=CANNOT_DELETE_ROOT)
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute(_LOCK_SUBTREE_SQL, [layer.pk])
         subtree = [row[0] for row in cur.fetchall()]
@@ -171,13 +192,13 @@ def item_errors(data: ItemInput) -> dict[str, DomainError]:
     """
     errors: dict[str, DomainError] = {}
     if data.kind not in ItemKind.values:
-        errors["kind"] = InvalidInput(f"kind must be one of {', '.join(ItemKind.values)}", code="invalid_kind")
+        errors["kind"] = InvalidInput(f"kind must be one of {', '.join(ItemKind.values)}", code=INVALID_KIND)
     allowed = ITEM_TYPES.get(data.kind)
     if allowed is not None and data.type not in allowed:
         shown = ", ".join(t or '""' for t in allowed)
-        errors["type"] = InvalidInput(f"type of a {data.kind} must be one of {shown}", code="invalid_type")
+        errors["type"] = InvalidInput(f"type of a {data.kind} must be one of {shown}", code=INVALID_TYPE)
     if not data.content.strip():
-        errors["content"] = InvalidInput("content must not be empty", code="invalid_content")
+        errors["content"] = InvalidInput("content must not be empty", code=INVALID_CONTENT)
     elif len(data.content) > settings.ITEM_MAX_CONTENT_CHARS:
         limit = settings.ITEM_MAX_CONTENT_CHARS
         errors["content"] = TooLarge(
@@ -186,24 +207,22 @@ def item_errors(data: ItemInput) -> dict[str, DomainError]:
         )
     if data.kind == ItemKind.MESSAGE:
         if data.role not in MessageRole.values:
-            errors["role"] = InvalidInput(
-                f"a message needs a role: {', '.join(MessageRole.values)}", code="invalid_role"
-            )
+            errors["role"] = InvalidInput(f"a message needs a role: {', '.join(MessageRole.values)}", code=INVALID_ROLE)
     elif data.role or data.parent is not None:
-        errors["role"] = InvalidInput("role and parent apply to messages only", code="invalid_role")
+        errors["role"] = InvalidInput("role and parent apply to messages only", code=INVALID_ROLE)
     if data.priority and data.priority not in Priority.values:
         errors["priority"] = InvalidInput(
-            f"priority must be one of {', '.join(Priority.values)}", code="invalid_priority"
+            f"priority must be one of {', '.join(Priority.values)}", code=INVALID_PRIORITY
         )
     if data.confidence is not None and not 0.0 <= data.confidence <= 1.0:
-        errors["confidence"] = InvalidInput("confidence must be within [0, 1]", code="invalid_confidence")
+        errors["confidence"] = InvalidInput("confidence must be within [0, 1]", code=INVALID_CONFIDENCE)
     if not 0.0 <= data.importance <= 1.0:
-        errors["importance"] = InvalidInput("importance must be within [0, 1]", code="invalid_importance")
+        errors["importance"] = InvalidInput("importance must be within [0, 1]", code=INVALID_IMPORTANCE)
     if not 0.0 <= data.helpfulness <= 1.0:
-        errors["helpfulness"] = InvalidInput("helpfulness must be within [0, 1]", code="invalid_helpfulness")
+        errors["helpfulness"] = InvalidInput("helpfulness must be within [0, 1]", code=INVALID_HELPFULNESS)
     if data.on_duplicate not in ON_DUPLICATE:
         errors["on_duplicate"] = InvalidInput(
-            f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}", code="invalid_on_duplicate"
+            f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}", code=INVALID_ON_DUPLICATE
         )
     return errors
 
@@ -259,20 +278,20 @@ def _check_parents(*, layer: Layer, items: Sequence[Item]) -> None:
     )
     missing = sorted(wanted - found)
     if missing:
-        raise NotFound(f"parent message {missing[0]} not found", code="parent_not_found", details={"ids": missing})
+        raise NotFound(f"parent message {missing[0]} not found", code=PARENT_NOT_FOUND, details={"ids": missing})
 
 
 def _check_external_ids(*, layer: Layer, items: Sequence[Item]) -> None:
     ids = [external_id for item in items if (external_id := item.external_id)]
     duplicates = sorted({x for x in ids if ids.count(x) > 1})
     if duplicates:
-        raise Conflict(f"external_id {duplicates[0]!r} repeats in the request", code="duplicate_external_id")
+        raise Conflict(f"external_id {duplicates[0]!r} repeats in the request", code=DUPLICATE_EXTERNAL_ID)
     found = Item.objects.filter(layer=layer, external_id__in=ids).values_list("external_id", flat=True)
     taken = sorted(x for x in found if x is not None)  # never None: matched one of `ids`
     if taken:
         raise Conflict(
             f"an item with external_id {taken[0]!r} already exists in this layer",
-            code="duplicate_external_id",
+            code=DUPLICATE_EXTERNAL_ID,
             details={"external_ids": taken},
         )
 
@@ -303,13 +322,13 @@ def items_write(*, layer: Layer, items: Sequence[ItemInput]) -> ItemsWritten:
     merged into it unless it asks `on_duplicate: "keep"`; `supersedes` marks the named items as
     replaced by the item that holds it."""
     if len(items) > settings.BULK_MAX_ITEMS:
-        raise InvalidInput(f"at most {settings.BULK_MAX_ITEMS} items per request", code="too_many_items")
+        raise InvalidInput(f"at most {settings.BULK_MAX_ITEMS} items per request", code=TOO_MANY_ITEMS)
     total = sum(len(data.content) + len(data.title) for data in items)
     if total > settings.REQUEST_MAX_CONTENT_CHARS:
         limit = settings.REQUEST_MAX_CONTENT_CHARS
         raise TooLarge(
             f"a request may carry at most {limit} characters of content; send the items in several requests",
-            code="request_content_too_large",
+            code=REQUEST_CONTENT_TOO_LARGE,
             details={"limit_chars": limit, "chars": total},
         )
     now = timezone.now()
@@ -361,7 +380,7 @@ def items_write(*, layer: Layer, items: Sequence[ItemInput]) -> ItemsWritten:
             if any(item.kind == ItemKind.MESSAGE for item in created):
                 messages_created.send(sender=Item, layer_id=layer.pk)  # after the embedding sweep is queued
     except IntegrityError as exc:  # a concurrent writer took an external_id between check and insert
-        raise Conflict("an item with this external_id already exists", code="duplicate_external_id") from exc
+        raise Conflict("an item with this external_id already exists", code=DUPLICATE_EXTERNAL_ID) from exc
     return ItemsWritten(items=held, merged=tuple(sorted({*plan.into_existing, *plan.into_batch})))
 
 
@@ -478,13 +497,13 @@ def item_update_errors(*, item: Item, changes: dict[str, Any]) -> dict[str, Doma
     """Every reason `changes` cannot be applied to `item`, by field ({} when fine); `item_update` raises the first."""
     unknown = set(changes) - set(ITEM_EDITABLE_FIELDS)
     if unknown:
-        return {"__all__": InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code="invalid_fields")}
+        return {"__all__": InvalidInput(f"cannot change {', '.join(sorted(unknown))}", code=INVALID_FIELDS)}
     data = _updated_input(item=item, changes=changes)
     errors = item_errors(data)
     if data.external_id and data.external_id != item.external_id:
         if Item.objects.filter(layer_id=item.layer_id, external_id=data.external_id).exclude(pk=item.pk).exists():
             errors["external_id"] = Conflict(
-                f"an item with external_id {data.external_id!r} exists", code="duplicate_external_id"
+                f"an item with external_id {data.external_id!r} exists", code=DUPLICATE_EXTERNAL_ID
             )
     return errors
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.versions import content_version
+from apps.layers.errors import AMBIGUOUS_EXTERNAL_ID, LAYER_NOT_FOUND
 from apps.layers.models import Layer
 from apps.layers.selectors import LayerTree
 
@@ -32,7 +33,7 @@ class LayerSnapshot:
     def get(self, layer_id: int) -> Layer:
         layer = self.layers.get(layer_id)
         if layer is None:
-            raise NotFound(f"layer {layer_id} not found", code="layer_not_found")
+            raise NotFound(f"layer {layer_id} not found", code=LAYER_NOT_FOUND)
         return layer
 
     def by_external_id(self, external_id: str, *, kinds: tuple[str, ...] = ()) -> list[Layer]:
@@ -43,10 +44,10 @@ class LayerSnapshot:
     def get_by_external_id(self, external_id: str) -> Layer:
         found = self.by_external_id(external_id)
         if not found:
-            raise NotFound(f"layer with external_id {external_id!r} not found", code="layer_not_found")
+            raise NotFound(f"layer with external_id {external_id!r} not found", code=LAYER_NOT_FOUND)
         if len(found) > 1:
             raise InvalidInput(
-                f"several layers have external_id {external_id!r}; give the layer id", code="ambiguous_external_id"
+                f"several layers have external_id {external_id!r}; give the layer id", code=AMBIGUOUS_EXTERNAL_ID
             )
         return found[0]
 

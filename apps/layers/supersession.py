@@ -26,6 +26,7 @@ from django.utils import timezone
 from apps.core.errors import Conflict, NotFound
 from apps.core.versions import content_changed
 from apps.layers.duplicates import DUPLICATE_SIMILARITY, figures
+from apps.layers.errors import ITEM_NOT_FOUND, PROPOSAL_DECIDED
 from apps.layers.models import Detector, Item, ProposalState, SupersessionProposal
 from apps.layers.supersession_judge import Candidate, Judge, JudgeFailed, Question, Statement, judge_current
 
@@ -61,7 +62,7 @@ def supersedes_check(*, workspace_id: int, ids: Sequence[int]) -> None:
     found = set(Item.objects.filter(workspace_id=workspace_id, pk__in=wanted).values_list("pk", flat=True))
     missing = sorted(wanted - found)
     if missing:
-        raise NotFound(f"item {missing[0]} not found", code="item_not_found", details={"supersedes": missing})
+        raise NotFound(f"item {missing[0]} not found", code=ITEM_NOT_FOUND, details={"supersedes": missing})
 
 
 def items_supersede(*, new: Item, old_ids: Sequence[int], decided_by: str = "") -> int:
@@ -91,7 +92,7 @@ def proposal_decide(*, proposal: SupersessionProposal, accept: bool, decided_by:
     with transaction.atomic():
         locked = SupersessionProposal.objects.select_for_update().get(pk=proposal.pk)
         if locked.state != ProposalState.PENDING:
-            raise Conflict(f"this proposal was {locked.state} already", code="proposal_decided")
+            raise Conflict(f"this proposal was {locked.state} already", code=PROPOSAL_DECIDED)
         locked.state = ProposalState.ACCEPTED if accept else ProposalState.REJECTED
         locked.decided_at = timezone.now()
         locked.decided_by = decided_by[:200]

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_STATE
 from apps.core.pagination import DefaultPagination
 from apps.layers import selectors
 from apps.layers.api import parse_int
@@ -61,7 +62,7 @@ class ProposalListApi(APIView):
     def get(self, request: Request) -> Response:
         state = request.query_params.get("state") or None
         if state is not None and state not in ProposalState.values:
-            raise InvalidInput(f"state must be one of {', '.join(ProposalState.values)}", code="invalid_state")
+            raise InvalidInput(f"state must be one of {', '.join(ProposalState.values)}", code=INVALID_STATE)
         proposals = selectors.proposals_list(
             workspace=workspace_of(request),
             state=state,
