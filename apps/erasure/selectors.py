@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from apps.core.errors import NotFound
+from apps.erasure.errors import ERASURE_NOT_FOUND
 from apps.erasure.models import ErasureRecord
 from apps.workspaces.models import Workspace
 
@@ -17,5 +18,5 @@ def erasures_list(*, workspace: Workspace) -> QuerySet[ErasureRecord]:
 def erasure_get(*, workspace: Workspace, erasure_id: int) -> ErasureRecord:
     found = ErasureRecord.objects.filter(workspace=workspace, pk=erasure_id).select_related("api_key").first()
     if found is None:
-        raise NotFound("erasure not found", code="erasure_not_found")
+        raise NotFound("erasure not found", code=ERASURE_NOT_FOUND)
     return found

@@ -23,8 +23,17 @@ from django.utils import timezone
 
 from apps.core.erasure import ErasureRun, ErasureTarget, ordered_erasers, ordered_finders
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.field_errors import INVALID_DRY_RUN_ID
 from apps.core.sealing import key_from
 from apps.core.versions import content_changed
+from apps.erasure.errors import (
+    ERASURE_DRY_RUN_EXPIRED,
+    ERASURE_DRY_RUN_MISMATCH,
+    ERASURE_DRY_RUN_NOT_FOUND,
+    ERASURE_DRY_RUN_REQUIRED,
+    ERASURE_IN_PROGRESS,
+    ERASURE_TARGET_REQUIRED,
+)
 from apps.erasure.models import ErasureRecord, ErasureState
 from apps.workspaces.models import ApiKey, Workspace
 
@@ -64,20 +73,20 @@ def _dry_run_checked(
             raise InvalidInput(
                 "a text match is erased only after its dry run: POST it with dry_run true, review the counts, "
                 "then send the same request with dry_run_id",
-                code="erasure_dry_run_required",
+                code=ERASURE_DRY_RUN_REQUIRED,
             )
         return None
     dry = ErasureRecord.objects.filter(workspace=workspace, pk=dry_run_id, dry_run=True).first()
     if dry is None:
-        raise NotFound("dry run not found", code="erasure_dry_run_not_found")
+        raise NotFound("dry run not found", code=ERASURE_DRY_RUN_NOT_FOUND)
     if dry.fingerprint != fingerprint:
         raise Conflict(
             "this request names something else than the dry run: send exactly what the dry run named",
-            code="erasure_dry_run_mismatch",
+            code=ERASURE_DRY_RUN_MISMATCH,
         )
     if dry.created_at < timezone.now() - timedelta(hours=DRY_RUN_HOURS):
         raise Conflict(
-            f"the dry run is older than {DRY_RUN_HOURS} hours: review a new one", code="erasure_dry_run_expired"
+            f"the dry run is older than {DRY_RUN_HOURS} hours: review a new one", code=ERASURE_DRY_RUN_EXPIRED
         )
     return dry
 
@@ -90,7 +99,7 @@ def _one_at_a_time(workspace_id: int) -> Iterator[None]:
         row = cur.fetchone()
         locked = bool(row and row[0])
     if not locked:
-        raise Conflict("another erasure of this workspace is running", code="erasure_in_progress")
+        raise Conflict("another erasure of this workspace is running", code=ERASURE_IN_PROGRESS)
     try:
         yield
     finally:
@@ -111,12 +120,12 @@ def erasure_run(
     `_expired` and `erasure_in_progress` before anything is done."""
     if not (target.item_ids or target.external_id_prefix or target.user or target.text):
         raise InvalidInput(
-            "name what to erase: item_ids, external_id_prefix, user or text", code="erasure_target_required"
+            "name what to erase: item_ids, external_id_prefix, user or text", code=ERASURE_TARGET_REQUIRED
         )
     named = named_of(workspace_id=workspace.pk, target=target)
     fingerprint = _fingerprint(named)
     if dry_run and dry_run_id is not None:
-        raise InvalidInput("a dry run names no dry run", code="invalid_dry_run_id")
+        raise InvalidInput("a dry run names no dry run", code=INVALID_DRY_RUN_ID)
     confirmed = (
         None
         if dry_run
