@@ -13,6 +13,7 @@ from apps.core.connections import connection_release
 from apps.core.errors import InvalidInput, TooLarge
 from apps.core.tokenizer.chat import count_chat
 from apps.core.tokenizer.estimates import EXACT, Estimate, scaled
+from apps.tokens.errors import INVALID_TOKEN_COUNT, MISSING_TEXT, TOKENS_INPUT_TOO_LARGE
 from apps.tokens.models import TokenObservation
 from apps.tokens.selectors import estimate_for, estimate_forget
 from apps.workspaces.models import Workspace
@@ -58,14 +59,14 @@ def tokens_count(
 ) -> TokenCount:
     """The tokens of `text`, or of a chat request (`messages` and `tools` as its model's template wraps them)."""
     if (text is None) == (messages is None):
-        raise InvalidInput("give `text` or `messages`", code="missing_text")
+        raise InvalidInput("give `text` or `messages`", code=MISSING_TEXT)
     info = tokenizer.encoding_for_model(model)
     estimate = model_estimate(workspace_id=workspace.pk, info=info)
     size = len(text) if text is not None else len(repr(messages)) + len(repr(tools))
     if size > settings.TOKENS_MAX_CHARS:
         raise TooLarge(
             f"at most {settings.TOKENS_MAX_CHARS} characters are counted per request",
-            code="tokens_input_too_large",
+            code=TOKENS_INPUT_TOO_LARGE,
             details={"limit_chars": settings.TOKENS_MAX_CHARS, "chars": size},
         )
     if size > OFF_CONNECTION_CHARS:
@@ -93,7 +94,7 @@ def token_observation_record(*, workspace: Workspace, count: TokenCount, reporte
     """Record that an upstream reported `reported` prompt tokens for a prompt we counted as `count`
     (the proxy calls this with each answer's usage); it calibrates the model's estimate family."""
     if reported < 0 or count.tokens < 0:
-        raise InvalidInput("token counts cannot be negative", code="invalid_token_count")
+        raise InvalidInput("token counts cannot be negative", code=INVALID_TOKEN_COUNT)
     observation = TokenObservation.objects.create(
         workspace=workspace,
         model=count.model[:200],
