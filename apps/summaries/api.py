@@ -10,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.errors import InvalidInput
+from apps.core.errors import INVALID_FIELDS, InvalidInput
+from apps.core.field_errors import INVALID_BODY
 from apps.core.serializers import StrictSerializer
 from apps.layers.selectors import layer_get
 from apps.summaries import jobs, selectors
@@ -136,7 +137,7 @@ class LayerConfigApi(APIView):
     class Input(StrictSerializer):
         # This endpoint answered unknown fields with `invalid_fields` before `unknown_fields` existed
         # (tests/summaries/test_api.py holds clients to it); the same refusal, its older code.
-        unknown_fields_code = "invalid_fields"
+        unknown_fields_code = INVALID_FIELDS
 
         update_interval_seconds = serializers.IntegerField(min_value=60, max_value=7 * 24 * 3600, required=False)
         update_on_changes = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
@@ -152,7 +153,7 @@ class LayerConfigApi(APIView):
     def put(self, request: Request, layer_id: int) -> Response:
         layer = layer_get(workspace=workspace_of(request), layer_id=layer_id)
         if not isinstance(request.data, dict):
-            raise InvalidInput("the body must be a JSON object", code="invalid_body")
+            raise InvalidInput("the body must be a JSON object", code=INVALID_BODY)
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         config: SummaryConfig = config_update(layer=layer, changes=dict(data.validated_data))

@@ -14,7 +14,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from apps.core.errors import InvalidInput
+from apps.core.errors import INVALID_FIELDS, InvalidInput
+from apps.core.field_errors import INVALID_PERSONALIZATION, field_code
 from apps.layers.models import Layer, LayerKind
 from apps.summaries.models import LAYER_CONFIG_DEFAULTS, LayerConfig, Personalization
 from apps.workspaces import audit
@@ -120,14 +121,12 @@ def config_update(*, layer: Layer, changes: dict[str, Any]) -> SummaryConfig:
     """Apply validated changes to the layer's configuration (created from defaults if missing)."""
     errors = config_errors(layer=layer, changes=changes)
     if "__all__" in errors:
-        raise InvalidInput(errors["__all__"], code="invalid_fields")
+        raise InvalidInput(errors["__all__"], code=INVALID_FIELDS)
     if "personalization" in errors and layer.kind in GENERIC_KINDS:
-        raise InvalidInput(errors["personalization"], code="invalid_personalization")
+        raise InvalidInput(errors["personalization"], code=INVALID_PERSONALIZATION)
     if errors:
         name = next(iter(errors))
-        raise InvalidInput(
-            f"{name} {errors[name]}", code=f"invalid_{name}", details={k: [v] for k, v in errors.items()}
-        )
+        raise InvalidInput(f"{name} {errors[name]}", code=field_code(name), details={k: [v] for k, v in errors.items()})
     row = LayerConfig.objects.filter(layer=layer).first() or _defaults(layer)
     before = audit.fields_of(row, list(changes))
     for name, value in changes.items():

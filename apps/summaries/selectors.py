@@ -10,6 +10,7 @@ from django.db import connection
 
 from apps.metrics.registry import CACHE_HITS, CACHE_MISSES
 from apps.summaries import caching
+from apps.summaries.errors import USER_NOT_FOUND
 from apps.summaries.models import ProviderHealth, Summary, SummaryUsage
 
 
@@ -51,7 +52,7 @@ def member_get(*, workspace_id: int, username: str) -> Any:
 
     user = get_user_model().objects.filter(memberships__workspace_id=workspace_id, username=username).first()
     if user is None:
-        raise NotFound(f"user {username!r} is not a member of this workspace", code="user_not_found")
+        raise NotFound(f"user {username!r} is not a member of this workspace", code=USER_NOT_FOUND)
     return user
 
 
