@@ -17,6 +17,7 @@ from apps.conversations.communities import communities_refresh
 from apps.conversations.graph_input import GraphInput
 from apps.conversations.models import Community
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_KIND, INVALID_LIMIT, INVALID_OFFSET
 from apps.core.serializers import StrictSerializer
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
@@ -83,10 +84,10 @@ class BranchesApi(APIView):
         limit = parse_int(request.query_params.get("limit"), name="limit")
         limit = selectors.BRANCHES_PAGE if limit is None else limit
         if not 1 <= limit <= selectors.BRANCHES_MAX_PAGE:
-            raise InvalidInput(f"limit must be 1..{selectors.BRANCHES_MAX_PAGE}", code="invalid_limit")
+            raise InvalidInput(f"limit must be 1..{selectors.BRANCHES_MAX_PAGE}", code=INVALID_LIMIT)
         offset = parse_int(request.query_params.get("offset"), name="offset") or 0
         if offset < 0:
-            raise InvalidInput("offset must be 0 or more", code="invalid_offset")
+            raise InvalidInput("offset must be 0 or more", code=INVALID_OFFSET)
         body = selectors.branches_list(layer=layer, offset=offset, limit=limit)
         url = request.build_absolute_uri()
         after = offset + limit
@@ -102,7 +103,7 @@ class ThreadApi(APIView):
     def get(self, request: Request, item_id: int) -> Response:
         item = layer_selectors.item_get(workspace=workspace_of(request), item_id=item_id)
         if item.kind != "message":
-            raise InvalidInput("only messages have threads", code="invalid_kind")
+            raise InvalidInput("only messages have threads", code=INVALID_KIND)
         return Response(selectors.thread_of(item=item))
 
 

@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from apps.conversations.importance import USER_IMPORTANCE
 from apps.core.db_health import classify
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_KIND
 from apps.core.isolation import isolated
 from apps.core.versions import content_changed
 from apps.layers.models import Item, ItemKind
@@ -22,7 +23,7 @@ def message_mark_important(*, item: Item, important: bool) -> Item:
     Unmarking returns to the default importance, or to the decision level if the message states one.
     """
     if item.kind != ItemKind.MESSAGE:
-        raise InvalidInput("only messages are marked important", code="invalid_kind")
+        raise InvalidInput("only messages are marked important", code=INVALID_KIND)
     from apps.conversations.importance import automatic_importance
 
     metadata = dict(item.metadata) if isinstance(item.metadata, dict) else {}  # not an object: written around the API

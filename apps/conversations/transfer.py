@@ -18,6 +18,7 @@ from apps.conversations.communities import communities_replace
 from apps.conversations.models import Community, ItemAccess
 from apps.conversations.selectors import community_members
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_GRAPH
 from apps.core.tokenizer import count_tokens, encoding_for_model
 from apps.layers import services as layer_services
 from apps.layers.models import Item, ItemKind, Layer
@@ -87,11 +88,11 @@ def _check_messages(messages: list[dict[str, Any]]) -> set[str]:
     refs = [m["ref"] for m in messages]
     known = set(refs)
     if len(known) != len(refs):
-        raise InvalidInput("message refs must be unique", code="invalid_graph")
+        raise InvalidInput("message refs must be unique", code=INVALID_GRAPH)
     parent = {m["ref"]: m.get("parent") for m in messages}
     for child, up in parent.items():
         if up is not None and up not in known:
-            raise InvalidInput(f"message {child} has unknown parent {up}", code="invalid_graph")
+            raise InvalidInput(f"message {child} has unknown parent {up}", code=INVALID_GRAPH)
     done: set[str] = set()  # black: its ancestor chain ends at a root
     for start in refs:
         path: list[str] = []
@@ -99,7 +100,7 @@ def _check_messages(messages: list[dict[str, Any]]) -> set[str]:
         node: str | None = start
         while node is not None and node not in done:
             if node in on_path:
-                raise InvalidInput(f"message {node} is its own ancestor", code="invalid_graph")
+                raise InvalidInput(f"message {node} is its own ancestor", code=INVALID_GRAPH)
             path.append(node)
             on_path.add(node)
             node = parent[node]
@@ -113,21 +114,21 @@ def _check_graph(graph: dict[str, Any]) -> None:
     depths = [s["depth"] for s in graph["summaries"]]
     repeated_depth = next((d for d in depths if depths.count(d) > 1), None)
     if repeated_depth is not None:
-        raise InvalidInput(f"two summaries of depth {repeated_depth}: at most one per depth", code="invalid_graph")
+        raise InvalidInput(f"two summaries of depth {repeated_depth}: at most one per depth", code=INVALID_GRAPH)
     for c in graph["communities"]:
         unknown = [r for r in c["members"] if r not in known]
         if unknown:
-            raise InvalidInput(f"community {c['key']} has unknown member {unknown[0]}", code="invalid_graph")
+            raise InvalidInput(f"community {c['key']} has unknown member {unknown[0]}", code=INVALID_GRAPH)
         seen: set[str] = set()
         for r in c["members"]:
             if r in seen:
-                raise InvalidInput(f"community {c['key']} lists member {r} twice", code="invalid_graph")
+                raise InvalidInput(f"community {c['key']} lists member {r} twice", code=INVALID_GRAPH)
             seen.add(r)
         if c.get("first_at") and c.get("last_at") and c["first_at"] > c["last_at"]:
-            raise InvalidInput(f"community {c['key']} has first_at after last_at", code="invalid_graph")
+            raise InvalidInput(f"community {c['key']} has first_at after last_at", code=INVALID_GRAPH)
     keys = [(c["kind"], c["key"]) for c in graph["communities"]]
     if len(set(keys)) != len(keys):
-        raise InvalidInput("community keys must be unique per kind", code="invalid_graph")
+        raise InvalidInput("community keys must be unique per kind", code=INVALID_GRAPH)
 
 
 def _counted_summaries(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -141,7 +142,7 @@ def _counted_summaries(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if tokens > limit:
             raise InvalidInput(
                 f"the {s['depth']} summary has {tokens} tokens; at most {limit}",
-                code="invalid_graph",
+                code=INVALID_GRAPH,
                 details={"depth": s["depth"], "tokens": tokens, "limit": limit},
             )
         out.append({**s, "token_count": tokens})
