@@ -10,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.errors import InvalidInput
+from apps.core.errors import MISSING_LAYER, InvalidInput
+from apps.core.field_errors import INVALID_LAYER, field_code
 from apps.core.pagination import DefaultPagination
 from apps.core.serializers import FiniteFloatField, StrictSerializer
 from apps.error_patterns import selectors, services
@@ -76,10 +77,10 @@ def _session(workspace: Workspace, layer_id: int | None, external_id: str | None
     elif external_id:
         layer = layer_get_by_external_id(workspace=workspace, external_id=external_id, kind=LayerKind.SESSION)
     else:
-        raise InvalidInput("give layer or layer_external_id", code="missing_layer")
+        raise InvalidInput("give layer or layer_external_id", code=MISSING_LAYER)
     if layer.kind != LayerKind.SESSION:
         raise InvalidInput(
-            f"attempts are reported on a session layer; layer {layer.pk} is a {layer.kind}", code="invalid_layer"
+            f"attempts are reported on a session layer; layer {layer.pk} is a {layer.kind}", code=INVALID_LAYER
         )
     return layer
 
@@ -91,9 +92,9 @@ def _float_param(request: Request, name: str) -> float | None:
     try:
         value = float(raw)
     except ValueError as exc:
-        raise InvalidInput(f"{name} must be a number", code=f"invalid_{name}") from exc
+        raise InvalidInput(f"{name} must be a number", code=field_code(name)) from exc
     if not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"{name} must be within 0..1", code=f"invalid_{name}")
+        raise InvalidInput(f"{name} must be within 0..1", code=field_code(name))
     return value
 
 
@@ -130,7 +131,7 @@ class AttemptListCreateApi(APIView):
         try:
             layer_id = int(raw_layer) if raw_layer else None
         except ValueError as exc:
-            raise InvalidInput("layer must be an integer", code="invalid_layer") from exc
+            raise InvalidInput("layer must be an integer", code=INVALID_LAYER) from exc
         workspace = workspace_of(request)
         if layer_id is not None:  # a filter naming a layer answers like the layer's own route
             layer_get(workspace=workspace, layer_id=layer_id)

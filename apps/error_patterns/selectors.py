@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 
 from apps.core.errors import NotFound
+from apps.error_patterns.errors import ERROR_PATTERN_NOT_FOUND
 from apps.error_patterns.matching import rank_matches
 from apps.error_patterns.models import Attempt, ErrorPattern, HintInjection, Outcome
 from apps.error_patterns.signature import error_signature
@@ -21,7 +22,7 @@ def pattern_get(*, workspace: Workspace, pattern_id: int) -> ErrorPattern:
     """The workspace's pattern, or NotFound (also for another workspace's id)."""
     pattern = ErrorPattern.objects.filter(workspace=workspace, pk=pattern_id).first()
     if pattern is None:
-        raise NotFound(f"error pattern {pattern_id} not found", code="error_pattern_not_found")
+        raise NotFound(f"error pattern {pattern_id} not found", code=ERROR_PATTERN_NOT_FOUND)
     return pattern
 
 

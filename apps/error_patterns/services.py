@@ -18,6 +18,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_CONFIDENCE, INVALID_SOLUTION
 from apps.core.versions import content_changed
 from apps.error_patterns.models import Attempt, ErrorPattern, HintInjection, Outcome
 from apps.error_patterns.retry import atomic_with_retry
@@ -192,9 +193,9 @@ def _upsert_pattern(*, workspace_id: int, signature: str, error: str, solution: 
 def pattern_update(*, pattern: ErrorPattern, solution: str, confidence: float) -> ErrorPattern:
     """An operator's correction of a captured pattern: its solution (redacted like an attempt's) and confidence."""
     if not solution.strip():
-        raise InvalidInput("solution must not be empty", code="invalid_solution")
+        raise InvalidInput("solution must not be empty", code=INVALID_SOLUTION)
     if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
-        raise InvalidInput("confidence must be between 0 and 1", code="invalid_confidence")
+        raise InvalidInput("confidence must be between 0 and 1", code=INVALID_CONFIDENCE)
     before = audit.fields_of(pattern, ["solution", "confidence"])
     pattern.solution = text_redact(workspace_id=pattern.workspace_id, text=solution).text
     pattern.confidence = confidence
