@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from apps.core import cache
 from apps.core.errors import NotFound
 from apps.redaction.allowpatterns import MAX_PATTERNS, AllowPattern, UnsupportedPattern, compile_pattern
+from apps.redaction.errors import ALLOWLIST_ENTRY_NOT_FOUND
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.redactor import NO_ALLOW, Allow
 from apps.workspaces.models import Workspace
@@ -24,7 +25,7 @@ def allowlist_entries(*, workspace: Workspace) -> QuerySet[AllowlistEntry]:
 def allowlist_entry_get(*, workspace: Workspace, entry_id: int) -> AllowlistEntry:
     entry = AllowlistEntry.objects.filter(workspace=workspace, pk=entry_id).first()
     if entry is None:
-        raise NotFound(f"allow-list entry {entry_id} not found", code="allowlist_entry_not_found")
+        raise NotFound(f"allow-list entry {entry_id} not found", code=ALLOWLIST_ENTRY_NOT_FOUND)
     return entry
 
 

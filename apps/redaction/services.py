@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from apps.core import cache
 from apps.core.errors import Conflict, InvalidInput, TooLarge
+from apps.core.field_errors import INVALID_KIND, INVALID_VALUE
 from apps.metrics.registry import REDACTION_FINDINGS
 from apps.redaction.allowpatterns import (
     MAX_PATTERN_LENGTH,
@@ -15,6 +16,13 @@ from apps.redaction.allowpatterns import (
     UnsupportedPattern,
     compile_pattern,
     matches_everything,
+)
+from apps.redaction.errors import (
+    ALLOWLIST_ENTRY_EXISTS,
+    INVALID_PATTERN,
+    TEXT_TOO_COSTLY,
+    TOO_MANY_PATTERNS,
+    UNSUPPORTED_PATTERN,
 )
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.redactor import Redaction, RedactionTooCostly, redact
@@ -32,7 +40,7 @@ def text_redact(*, workspace_id: int, text: str) -> Redaction:
     try:
         result = redact(text, allow=workspace_allow(workspace_id))
     except RedactionTooCostly as exc:
-        raise TooLarge(f"{exc}; send a shorter text", code="text_too_costly") from exc
+        raise TooLarge(f"{exc}; send a shorter text", code=TEXT_TOO_COSTLY) from exc
     for finding in result.findings:
         REDACTION_FINDINGS.labels(type=finding.type).inc()
     return result
@@ -47,9 +55,9 @@ def label_redact(*, workspace_id: int, text: str, max_length: int) -> str:
 def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note: str = "") -> AllowlistEntry:
     """Add a false positive to keep. A pattern must compile and must not match everything."""
     if kind not in AllowKind.values:
-        raise InvalidInput(f"kind must be one of {', '.join(AllowKind.values)}", code="invalid_kind")
+        raise InvalidInput(f"kind must be one of {', '.join(AllowKind.values)}", code=INVALID_KIND)
     if not value.strip():
-        raise InvalidInput("value must not be empty", code="invalid_value")
+        raise InvalidInput("value must not be empty", code=INVALID_VALUE)
     if kind == AllowKind.PATTERN:
         _validate_pattern(value)
     try:
@@ -58,7 +66,7 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
                 _check_pattern_count(workspace)
             entry = AllowlistEntry.objects.create(workspace=workspace, kind=kind, value=value, note=note)
     except IntegrityError as exc:
-        raise Conflict("this allow-list entry exists already", code="allowlist_entry_exists") from exc
+        raise Conflict("this allow-list entry exists already", code=ALLOWLIST_ENTRY_EXISTS) from exc
     _forget(workspace.pk)
     return entry
 
@@ -66,18 +74,18 @@ def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note:
 def _validate_pattern(value: str) -> None:
     """A pattern must be short, compile with RE2 (linear-time matching), and not match everything."""
     if len(value) > MAX_PATTERN_LENGTH:
-        raise InvalidInput(f"a pattern is at most {MAX_PATTERN_LENGTH} characters", code="invalid_pattern")
+        raise InvalidInput(f"a pattern is at most {MAX_PATTERN_LENGTH} characters", code=INVALID_PATTERN)
     try:
         compiled = compile_pattern(value)
     except re.error as exc:
-        raise InvalidInput(f"value is not a valid regular expression: {exc}", code="invalid_pattern") from exc
+        raise InvalidInput(f"value is not a valid regular expression: {exc}", code=INVALID_PATTERN) from exc
     except UnsupportedPattern as exc:
         raise InvalidInput(
             f"patterns run on RE2, which has no lookarounds or backreferences (so matching stays linear): {exc}",
-            code="unsupported_pattern",
+            code=UNSUPPORTED_PATTERN,
         ) from exc
     if matches_everything(compiled):
-        raise InvalidInput("the pattern would allow any value; make it specific", code="invalid_pattern")
+        raise InvalidInput("the pattern would allow any value; make it specific", code=INVALID_PATTERN)
 
 
 def _check_pattern_count(workspace: Workspace) -> None:
@@ -90,7 +98,7 @@ def _check_pattern_count(workspace: Workspace) -> None:
     if count >= MAX_PATTERNS:
         raise InvalidInput(
             f"a workspace keeps at most {MAX_PATTERNS} allow-list patterns; delete one first",
-            code="too_many_patterns",
+            code=TOO_MANY_PATTERNS,
             details={"limit": MAX_PATTERNS},
         )
 
