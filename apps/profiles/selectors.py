@@ -7,6 +7,7 @@ from dataclasses import fields
 from django.db.models import QuerySet
 
 from apps.core.errors import NotFound
+from apps.profiles.errors import PROFILE_NOT_FOUND
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput
 from apps.workspaces.models import Workspace
@@ -16,7 +17,7 @@ def profile_get(*, workspace: Workspace, name: str) -> AgentProfile:
     """The workspace's profile of that name, or NotFound (also for another workspace's profile)."""
     profile = AgentProfile.objects.filter(workspace=workspace, name=name).first()
     if profile is None:
-        raise NotFound(f"profile {name!r} not found", code="profile_not_found")
+        raise NotFound(f"profile {name!r} not found", code=PROFILE_NOT_FOUND)
     return profile
 
 

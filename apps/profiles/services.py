@@ -10,8 +10,21 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.field_errors import (
+    INVALID_CONTEXT_POSITION,
+    INVALID_CONTEXT_WINDOW,
+    INVALID_CONVERSATION_PRESET,
+    INVALID_NAME,
+    INVALID_PREFERRED_FORMAT,
+    INVALID_RANKING_WEIGHTS,
+    INVALID_RETRIEVAL_LIMIT,
+    INVALID_SAFETY_MARGIN,
+    INVALID_TOKEN_BUDGET,
+    INVALID_TYPE_FILTERS,
+)
 from apps.engine.rank import RankWeights
 from apps.layers.models import Item
+from apps.profiles.errors import DUPLICATE_PROFILE
 from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.workspaces import audit
 from apps.workspaces.models import AuditTarget, Workspace
@@ -52,26 +65,26 @@ class ProfileInput:
 def check_name(name: str) -> None:
     """A name is 1-100 of [A-Za-z0-9_.-] and not "." or "..", so it is one clean URL path segment."""
     if not NAME_PATTERN.fullmatch(name) or name in {".", ".."}:
-        raise InvalidInput("name must be 1-100 characters of A-Z a-z 0-9 _ . - (not . or ..)", code="invalid_name")
+        raise InvalidInput("name must be 1-100 characters of A-Z a-z 0-9 _ . - (not . or ..)", code=INVALID_NAME)
 
 
 def _check_weights(weights: object) -> None:
     if not isinstance(weights, dict):
-        raise InvalidInput("ranking_weights must be an object of numbers", code="invalid_ranking_weights")
+        raise InvalidInput("ranking_weights must be an object of numbers", code=INVALID_RANKING_WEIGHTS)
     unknown = sorted(str(key) for key in set(weights) - RANKING_WEIGHT_KEYS)
     if unknown:
         raise InvalidInput(
             f"unknown ranking weights: {', '.join(unknown)}",
-            code="invalid_ranking_weights",
+            code=INVALID_RANKING_WEIGHTS,
             details={"unknown": unknown, "allowed": sorted(RANKING_WEIGHT_KEYS)},
         )
     for key, value in weights.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise InvalidInput(f"ranking weight {key} must be a finite number >= 0", code="invalid_ranking_weights")
+            raise InvalidInput(f"ranking weight {key} must be a finite number >= 0", code=INVALID_RANKING_WEIGHTS)
     half_life = weights.get("recency_half_life_days")
     if half_life is not None and half_life < MIN_RECENCY_HALF_LIFE_DAYS:
         raise InvalidInput(
-            f"recency_half_life_days must be at least {MIN_RECENCY_HALF_LIFE_DAYS}", code="invalid_ranking_weights"
+            f"recency_half_life_days must be at least {MIN_RECENCY_HALF_LIFE_DAYS}", code=INVALID_RANKING_WEIGHTS
         )
 
 
@@ -83,27 +96,25 @@ def profile_check(*, data: ProfileInput) -> None:
     """
     window = data.context_window
     if window is not None and not 1 <= window <= MAX_CONTEXT_WINDOW:
-        raise InvalidInput(f"context_window must be between 1 and {MAX_CONTEXT_WINDOW}", code="invalid_context_window")
+        raise InvalidInput(f"context_window must be between 1 and {MAX_CONTEXT_WINDOW}", code=INVALID_CONTEXT_WINDOW)
     if data.token_budget is not None:
         cap = min(window, settings.MAX_TOKEN_BUDGET) if window is not None else settings.MAX_TOKEN_BUDGET
         if not 1 <= data.token_budget <= cap:
             raise InvalidInput(
                 f"token_budget must be between 1 and {cap}" + (" (the context_window)" if cap == window else ""),
-                code="invalid_token_budget",
+                code=INVALID_TOKEN_BUDGET,
                 details={"max": cap},
             )
     if data.retrieval_limit is not None and not 1 <= data.retrieval_limit <= MAX_RETRIEVAL_LIMIT:
-        raise InvalidInput(
-            f"retrieval_limit must be between 1 and {MAX_RETRIEVAL_LIMIT}", code="invalid_retrieval_limit"
-        )
+        raise InvalidInput(f"retrieval_limit must be between 1 and {MAX_RETRIEVAL_LIMIT}", code=INVALID_RETRIEVAL_LIMIT)
     if data.preferred_format not in OutputFormat.values:
         raise InvalidInput(
-            f"preferred_format must be one of {', '.join(OutputFormat.values)}", code="invalid_preferred_format"
+            f"preferred_format must be one of {', '.join(OutputFormat.values)}", code=INVALID_PREFERRED_FORMAT
         )
     if data.conversation_preset not in ConversationPreset.values:
         raise InvalidInput(
             f"conversation_preset must be one of {', '.join(ConversationPreset.values)}",
-            code="invalid_conversation_preset",
+            code=INVALID_CONVERSATION_PRESET,
         )
     filters = data.type_filters
     if (
@@ -113,19 +124,19 @@ def profile_check(*, data: ProfileInput) -> None:
     ):
         raise InvalidInput(
             f"type_filters takes at most {MAX_TYPE_FILTERS} types of 1-{MAX_TYPE_FILTER_CHARS} characters",
-            code="invalid_type_filters",
+            code=INVALID_TYPE_FILTERS,
         )
     _check_weights(data.ranking_weights)
     if data.context_position not in ContextPosition.values:
         raise InvalidInput(
-            f"context_position must be one of {', '.join(ContextPosition.values)}", code="invalid_context_position"
+            f"context_position must be one of {', '.join(ContextPosition.values)}", code=INVALID_CONTEXT_POSITION
         )
     if not (math.isfinite(data.safety_margin) and 0.0 <= data.safety_margin <= MAX_SAFETY_MARGIN):
-        raise InvalidInput(f"safety_margin must be between 0 and {MAX_SAFETY_MARGIN}", code="invalid_safety_margin")
+        raise InvalidInput(f"safety_margin must be between 0 and {MAX_SAFETY_MARGIN}", code=INVALID_SAFETY_MARGIN)
 
 
 def _duplicate(name: str) -> Conflict:
-    return Conflict(f"a profile named {name!r} exists", code="duplicate_profile", details={"name": name})
+    return Conflict(f"a profile named {name!r} exists", code=DUPLICATE_PROFILE, details={"name": name})
 
 
 def _save(profile: AgentProfile) -> None:
