@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.assembly.errors import TRACE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput
@@ -200,11 +201,11 @@ class TraceApi(APIView):
         try:
             key = uuid.UUID(trace_id)
         except ValueError as exc:
-            raise NotFound("trace not found", code="trace_not_found") from exc
+            raise NotFound("trace not found", code=TRACE_NOT_FOUND) from exc
         records_flush()  # an answer just given may still have its record queued
         record = AssemblyRecord.objects.filter(workspace=workspace_of(request), trace_id=key).first()
         if record is None:
-            raise NotFound("trace not found", code="trace_not_found")
+            raise NotFound("trace not found", code=TRACE_NOT_FOUND)
         trace_id = str(record.trace_id)
         sections = {name: section(record.workspace_id, trace_id) for name, section in trace_sections.items()}
         return Response(

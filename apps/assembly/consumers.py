@@ -30,10 +30,12 @@ from django.db import close_old_connections
 from rest_framework.exceptions import ValidationError
 
 from apps.assembly.deadline import AssemblyCancelled
+from apps.assembly.errors import INVALID_OPTIONS
 from apps.assembly.streaming import StreamEvent, context_events, context_params
 from apps.core import telemetry
-from apps.core.errors import DomainError, InvalidInput
+from apps.core.errors import INVALID_INPUT, DomainError, InvalidInput
 from apps.core.exceptions import api_exception_handler, error_body
+from apps.core.field_errors import INVALID_MESSAGE
 from apps.workspaces.authentication import ApiClient
 from apps.workspaces.ws_auth import ApiKeyConsumer
 
@@ -75,7 +77,7 @@ class ContextConsumer(ApiKeyConsumer):
     async def _answer(self, client: ApiClient, content: Any, gone: threading.Event) -> None:
         if not isinstance(content, dict) or content.get("type") != "query":
             message = 'send {"type": "query", "layer": ..., "query": ...}'
-            await self.send_json({"type": "error", **error_body("invalid_message", message)})
+            await self.send_json({"type": "error", **error_body(INVALID_MESSAGE.code, message)})
             return
         echo = {"id": content["id"]} if "id" in content else {}
         try:
@@ -87,7 +89,7 @@ class ContextConsumer(ApiKeyConsumer):
             return  # the client has gone: nobody to answer
         except (DomainError, ValidationError) as exc:
             response = api_exception_handler(exc, {})  # the REST API's codes and messages
-            body = response.data if response is not None else error_body("invalid_input", str(exc))
+            body = response.data if response is not None else error_body(INVALID_INPUT.code, str(exc))
             await self.send_json({"type": "error", **echo, **body})
             return
         for event in events:
@@ -104,7 +106,7 @@ def _events(
     try:
         options = content.get("options") or {}
         if not isinstance(options, dict):
-            raise InvalidInput("`options` must be an object", code="invalid_options")
+            raise InvalidInput("`options` must be an object", code=INVALID_OPTIONS)
         fields = {key: value for key, value in content.items() if key not in MESSAGE_FIELDS}
         params = context_params(request={**options, **fields})
         with telemetry.continued(_trace_carrier(content) or trace):

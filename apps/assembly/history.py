@@ -24,11 +24,13 @@ from apps.core import embeddings, telemetry, tokenizer
 from apps.core.deadline import Deadline
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.fair_share import workspace_slot
+from apps.core.field_errors import INVALID_FORMAT, INVALID_QUERY
 from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
 from apps.core.replicas import replica_reads
 from apps.engine.candidates import community_candidate, item_candidate, search_origin
 from apps.engine.format import FORMATS, render, render_piece
 from apps.layers.embedding_space import reembedding_note
+from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.filters import ItemFilters
 from apps.layers.hybrid_search import FusedHit, hybrid_search
 from apps.layers.models import Item, ItemKind, Layer
@@ -111,9 +113,9 @@ def history_query(*, workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
 
 def _history(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     if not (q.query.strip() or q.task or q.ids):
-        raise InvalidInput("give query, task or ids", code="invalid_query")
+        raise InvalidInput("give query, task or ids", code=INVALID_QUERY)
     if q.format not in FORMATS:
-        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
+        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code=INVALID_FORMAT)
     with workspace_slot(workspace_id=workspace.pk, what="history search"), replica_reads(workspace_id=workspace.pk):
         return _history_search(workspace, q)
 
@@ -129,7 +131,7 @@ def _history_search(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
         )
         missing = sorted(set(q.ids) - found)
         if missing:
-            raise NotFound(f"message {missing[0]} not found", code="item_not_found", details={"ids": missing})
+            raise NotFound(f"message {missing[0]} not found", code=ITEM_NOT_FOUND, details={"ids": missing})
         items = Item.objects.filter(workspace=workspace, pk__in=q.ids)
     if q.task:
         items = items.filter(task_ids__contains=[q.task])

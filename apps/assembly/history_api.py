@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from apps.assembly.history import MAX_IDS, MAX_LIMIT, HistoryQuery, history_query
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_IDS, INVALID_LIMIT, INVALID_QUERY
 from apps.engine.format import FORMATS
 from apps.layers import selectors as layer_selectors
 from apps.layers.api import parse_int
@@ -24,9 +25,9 @@ def _ids(raw: str | None) -> tuple[int, ...]:
     try:
         ids = tuple(dict.fromkeys(int(part) for part in raw.split(",") if part.strip()))
     except ValueError as exc:
-        raise InvalidInput("ids must be comma-separated integers", code="invalid_ids") from exc
+        raise InvalidInput("ids must be comma-separated integers", code=INVALID_IDS) from exc
     if len(ids) > MAX_IDS:
-        raise InvalidInput(f"at most {MAX_IDS} ids", code="invalid_ids")
+        raise InvalidInput(f"at most {MAX_IDS} ids", code=INVALID_IDS)
     return ids
 
 
@@ -57,10 +58,10 @@ class HistoryApi(APIView):
         limit = parse_int(params.get("limit"), name="limit")
         limit = 50 if limit is None else limit
         if not 1 <= limit <= MAX_LIMIT:
-            raise InvalidInput(f"limit must be 1..{MAX_LIMIT}", code="invalid_limit")
+            raise InvalidInput(f"limit must be 1..{MAX_LIMIT}", code=INVALID_LIMIT)
         query = params.get("query", "")
         if len(query) > 2000:
-            raise InvalidInput("query is limited to 2000 characters", code="invalid_query")
+            raise InvalidInput("query is limited to 2000 characters", code=INVALID_QUERY)
         q = HistoryQuery(
             layer=layer,
             query=query,

@@ -9,10 +9,12 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from apps.assembly.degraded import Degraded, degraded
+from apps.assembly.errors import MISSING_QUERY, UNKNOWN_RANKING, UNKNOWN_TEMPLATE
 from apps.assembly.models import OutputTemplate
 from apps.assembly.params import ContextParams
 from apps.core import tokenizer
-from apps.core.errors import InvalidInput
+from apps.core.errors import MISSING_LAYER, InvalidInput
+from apps.core.field_errors import INVALID_FORMAT, INVALID_TOKEN_BUDGET, INVALID_TOKENS_USED
 from apps.core.tokenizer.estimates import EXACT, Estimate, within_margin
 from apps.engine import (
     BUILTIN_TEMPLATES,
@@ -63,7 +65,7 @@ def _layer(snapshot: LayerSnapshot, params: ContextParams) -> Layer:
         return snapshot.get(params.layer_id)
     if params.layer_external_id:
         return snapshot.get_by_external_id(params.layer_external_id)
-    raise InvalidInput("give `layer` or `layer_external_id`", code="missing_layer")
+    raise InvalidInput("give `layer` or `layer_external_id`", code=MISSING_LAYER)
 
 
 def _template(workspace: Workspace, name: str | None, warnings: list[str], *, from_profile: bool) -> Template | None:
@@ -89,7 +91,7 @@ def _template(workspace: Workspace, name: str | None, warnings: list[str], *, fr
         return None
     names = ", ".join(sorted(BUILTIN_TEMPLATES))
     raise InvalidInput(
-        f"unknown template {name!r} (built in: {names}, or one the workspace registered)", code="unknown_template"
+        f"unknown template {name!r} (built in: {names}, or one the workspace registered)", code=UNKNOWN_TEMPLATE
     )
 
 
@@ -97,7 +99,7 @@ def _scorer(name: str) -> Scorer:
     path = settings.RANKING_FUNCTIONS.get(name)
     if path is None:
         names = ", ".join(sorted(settings.RANKING_FUNCTIONS))
-        raise InvalidInput(f"unknown ranking function {name!r} (registered: {names})", code="unknown_ranking")
+        raise InvalidInput(f"unknown ranking function {name!r} (registered: {names})", code=UNKNOWN_RANKING)
     return import_string(path)
 
 
@@ -118,7 +120,7 @@ def resolve(
     warnings: list[str] = []
     layer = _layer(layers, params)
     if not params.query.strip() and params.query_vector is None:
-        raise InvalidInput("give `query` or `query_vector`", code="missing_query")
+        raise InvalidInput("give `query` or `query_vector`", code=MISSING_QUERY)
     profile = None
     if profile_draft is not None:
         profile = _draft(workspace, params.profile, profile_draft)
@@ -133,15 +135,13 @@ def resolve(
         else (profile.token_budget if profile else None) or settings.DEFAULT_TOKEN_BUDGET
     )
     if not 1 <= requested <= settings.MAX_TOKEN_BUDGET:
-        raise InvalidInput(
-            f"token_budget must be between 1 and {settings.MAX_TOKEN_BUDGET}", code="invalid_token_budget"
-        )
+        raise InvalidInput(f"token_budget must be between 1 and {settings.MAX_TOKEN_BUDGET}", code=INVALID_TOKEN_BUDGET)
     window = params.context_window or (profile.context_window if profile else None)
     margin = profile.safety_margin if profile else settings.SAFETY_MARGIN
     budget = requested
     if window and params.tokens_used is not None:
         if params.tokens_used > window:
-            raise InvalidInput("tokens_used cannot exceed context_window", code="invalid_tokens_used")
+            raise InvalidInput("tokens_used cannot exceed context_window", code=INVALID_TOKENS_USED)
         cap = math.floor(window * (1 - margin)) - params.tokens_used
         if cap < requested:
             budget = cap
@@ -167,7 +167,7 @@ def resolve(
         budget = held
     fmt = params.format or (profile.preferred_format if profile else None) or "markdown"
     if fmt not in FORMATS:
-        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code="invalid_format")
+        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", code=INVALID_FORMAT)
     scorer_name = params.ranking or (profile.ranking_function if profile else None) or "default"
     template_name = params.template or (profile.template if profile else None)
     if profile and not params.ranking and scorer_name not in settings.RANKING_FUNCTIONS:

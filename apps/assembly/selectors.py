@@ -17,6 +17,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.db.models.lookups import In
 
+from apps.assembly.errors import TEMPLATE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord, OutputTemplate, RecordOrigin
 from apps.assembly.services.record_writer import records_flush
 from apps.core.errors import NotFound
@@ -281,7 +282,7 @@ def template_get(*, workspace: Workspace, name: str) -> OutputTemplate:
     """One of the workspace's templates by name; another workspace's or none is a 404 `template_not_found`."""
     template = OutputTemplate.objects.filter(workspace=workspace, name=name).first()
     if template is None:
-        raise NotFound(f"template {name!r} not found", code="template_not_found")
+        raise NotFound(f"template {name!r} not found", code=TEMPLATE_NOT_FOUND)
     return template
 
 

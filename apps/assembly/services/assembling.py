@@ -18,6 +18,7 @@ from django.utils import timezone
 from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.deadline import Deadline
 from apps.assembly.degraded import Degraded, degraded, skipped_candidates
+from apps.assembly.errors import CONVERSATION_NOT_FOUND
 from apps.assembly.params import ContextParams
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
@@ -25,6 +26,7 @@ from apps.assembly.sources import SourceRequest
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.field_errors import INVALID_EXPAND_RELATED
 from apps.core.isolation import isolated
 from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
@@ -32,6 +34,7 @@ from apps.engine.policy import admitted
 from apps.engine.rank import fused_relevance
 from apps.engine.types import Reason, Source
 from apps.layers.embedding_space import reembedding_note
+from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
 from apps.layers.selectors import LayerTree, first_turn_after, item_get, layer_scope
@@ -78,7 +81,7 @@ def assemble_outcome(
             layers = layer_snapshot(workspace_id=workspace.pk, fresh=True)
             r = resolve(workspace=workspace, params=params, layers=layers, profile_draft=profile_draft)
         if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
-            raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code="invalid_expand_related")
+            raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code=INVALID_EXPAND_RELATED)
         tree = layers.tree
         window_layers = _conversation(workspace, layers, params, r.layer)
     warnings = r.warnings
@@ -176,13 +179,13 @@ def _conversation(workspace: Workspace, layers: LayerSnapshot, params: ContextPa
     if params.message_id is not None:  # compile from a message: its conversation, unless one is named
         message = item_get(workspace=workspace, item_id=params.message_id)
         if message.kind != "message":
-            raise NotFound(f"message {params.message_id} not found", code="item_not_found")
+            raise NotFound(f"message {params.message_id} not found", code=ITEM_NOT_FOUND)
         if not params.conversation_id and layer.kind != LayerKind.SESSION:
             return (message.layer_id,)
     if params.conversation_id:
         found = layers.by_external_id(params.conversation_id, kinds=(LayerKind.SESSION, LayerKind.MULTI_SESSION))
         if not found:
-            raise NotFound(f"conversation {params.conversation_id!r} not found", code="conversation_not_found")
+            raise NotFound(f"conversation {params.conversation_id!r} not found", code=CONVERSATION_NOT_FOUND)
         _, own, descendants = layer_scope(tree=layers.tree, layer_id=found[0].pk)
         return (*own, *descendants)
     if layer.kind == LayerKind.SESSION:

@@ -6,8 +6,10 @@ import re
 
 from django.db import IntegrityError, transaction
 
+from apps.assembly.errors import DUPLICATE_TEMPLATE
 from apps.assembly.models import OutputTemplate
 from apps.core.errors import Conflict, DomainError, InvalidInput
+from apps.core.field_errors import INVALID_BY_TYPE, INVALID_NAME, INVALID_TEMPLATE
 from apps.engine import BUILTIN_TEMPLATES, TemplateError
 from apps.engine.format import check_template
 from apps.workspaces import audit
@@ -27,18 +29,18 @@ def template_errors(*, name: str, body: str, by_type: dict[str, str]) -> dict[st
     """
     errors: dict[str, DomainError] = {}
     if not re.fullmatch(NAME_PATTERN, name):
-        errors["name"] = InvalidInput("name must be 1-100 characters of A-Z a-z 0-9 _ . -", code="invalid_name")
+        errors["name"] = InvalidInput("name must be 1-100 characters of A-Z a-z 0-9 _ . -", code=INVALID_NAME)
     elif name in BUILTIN_TEMPLATES:
-        errors["name"] = InvalidInput(f"{name!r} is a built-in template", code="invalid_name")
+        errors["name"] = InvalidInput(f"{name!r} is a built-in template", code=INVALID_NAME)
     problem = _body_error(body)
     if problem:
         errors["body"] = problem
     if len(by_type) > MAX_TYPE_BODIES:
-        errors["by_type"] = InvalidInput(f"at most {MAX_TYPE_BODIES} type bodies", code="invalid_by_type")
+        errors["by_type"] = InvalidInput(f"at most {MAX_TYPE_BODIES} type bodies", code=INVALID_BY_TYPE)
     for kind, text in by_type.items():
         if not kind.strip() or len(kind) > MAX_TYPE_NAME:
             message = f"a type is 1-{MAX_TYPE_NAME} characters"
-            errors[f"by_type:{kind}"] = InvalidInput(message, code="invalid_by_type")
+            errors[f"by_type:{kind}"] = InvalidInput(message, code=INVALID_BY_TYPE)
         elif problem := _body_error(text):
             errors[f"by_type:{kind}"] = problem
     return errors
@@ -46,13 +48,13 @@ def template_errors(*, name: str, body: str, by_type: dict[str, str]) -> dict[st
 
 def _body_error(text: str) -> DomainError | None:
     if not text.strip():
-        return InvalidInput("a template body must not be empty", code="invalid_template")
+        return InvalidInput("a template body must not be empty", code=INVALID_TEMPLATE)
     if len(text) > MAX_BODY_CHARS:
-        return InvalidInput(f"a template body is at most {MAX_BODY_CHARS} characters", code="invalid_template")
+        return InvalidInput(f"a template body is at most {MAX_BODY_CHARS} characters", code=INVALID_TEMPLATE)
     try:
         check_template(text)
     except TemplateError as exc:
-        return InvalidInput(str(exc), code="invalid_template")
+        return InvalidInput(str(exc), code=INVALID_TEMPLATE)
     return None
 
 
@@ -71,7 +73,7 @@ def template_create(*, workspace: Workspace, name: str, body: str, by_type: dict
             _audit(template, "create", None)
             return template
     except IntegrityError as exc:
-        raise Conflict(f"template {name!r} exists", code="duplicate_template") from exc
+        raise Conflict(f"template {name!r} exists", code=DUPLICATE_TEMPLATE) from exc
 
 
 def template_update(*, template: OutputTemplate, body: str, by_type: dict[str, str]) -> OutputTemplate:
