@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from apps.assembly.selectors import consumption_by_agent_type
+from apps.consumption.errors import STRATEGY_NOT_FOUND
 from apps.core.errors import NotFound
 from apps.layers.models import Item, ItemKind
 from apps.layers.selectors import items_list
@@ -28,7 +29,7 @@ def strategy_get(*, workspace: Workspace, strategy_id: int) -> Item:
     """A strategy of the workspace; anything else (another kind, another workspace) is a 404."""
     strategy = items_list(workspace=workspace, kind=ItemKind.PACKAGE, type="strategy").filter(pk=strategy_id).first()
     if strategy is None:
-        raise NotFound(f"strategy {strategy_id} not found", code="strategy_not_found")
+        raise NotFound(f"strategy {strategy_id} not found", code=STRATEGY_NOT_FOUND)
     return strategy
 
 

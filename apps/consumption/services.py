@@ -10,8 +10,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from apps.assembly.errors import TRACE_NOT_FOUND
 from apps.assembly.selectors import record_consumption_get
 from apps.assembly.services.consumption import record_consumption_claim
+from apps.consumption.errors import CONSUMPTION_ALREADY_REPORTED, USED_NOT_INJECTED
 from apps.consumption.selectors import strategy_get
 from apps.core.errors import Conflict, DomainError, InvalidInput, NotFound
 from apps.layers.models import Item, ItemKind, Layer
@@ -53,14 +55,14 @@ def consumption_report(
     """
     record = record_consumption_get(workspace_id=workspace.pk, trace_id=trace_id)
     if record is None:
-        raise NotFound("trace not found", code="trace_not_found")
+        raise NotFound("trace not found", code=TRACE_NOT_FOUND)
     wanted = list(dict.fromkeys(used))  # order kept, repeats dropped
     injected = record.injected
     stray = [i for i in wanted if i not in set(injected)]
     if stray:
         raise InvalidInput(
             "used ids must be packages injected by this assembly",
-            code="used_not_injected",
+            code=USED_NOT_INJECTED,
             details={"not_injected": stray, "injected": injected},
         )
     now = now or timezone.now()
@@ -71,7 +73,7 @@ def consumption_report(
     if set(earlier) != set(wanted):
         raise Conflict(
             "consumption was already reported for this trace with other ids",
-            code="consumption_already_reported",
+            code=CONSUMPTION_ALREADY_REPORTED,
             details={"used": earlier},
         )
     reported_at = record.reported_at or now
