@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 
 from apps.core.errors import InvalidInput
+from apps.experiments.errors import QUESTION_SET_INVALID
 
 MAX_BYTES = 1024 * 1024
 MAX_QUESTIONS = 500
@@ -45,7 +46,7 @@ class LineError:
 class QuestionSetInvalid(InvalidInput):
     """The file is not a question set; `errors` says where and why."""
 
-    code = "question_set_invalid"
+    code = QUESTION_SET_INVALID.code
 
     def __init__(self, errors: list[LineError]) -> None:
         shown = errors[:MAX_REPORTED]

@@ -10,6 +10,7 @@ from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
 from apps.core.errors import NotFound
+from apps.experiments.errors import EXPERIMENT_RUN_NOT_FOUND, QUESTION_SET_NOT_FOUND
 from apps.experiments.models import ExperimentRun, QuestionResult, QuestionSet, SetQuestion
 from apps.workspaces.models import Workspace
 
@@ -28,7 +29,7 @@ def question_sets_list(*, workspace: Workspace) -> QuerySet[QuestionSet]:
 def question_set_get(*, workspace: Workspace, set_id: int) -> QuestionSet:
     found = question_sets_list(workspace=workspace).filter(pk=set_id).first()
     if found is None:
-        raise NotFound("no such question set in this workspace", code="question_set_not_found")
+        raise NotFound("no such question set in this workspace", code=QUESTION_SET_NOT_FOUND)
     return found
 
 
@@ -59,7 +60,7 @@ def runs_list(
 def run_get(*, workspace: Workspace, run_id: int) -> ExperimentRun:
     found = ExperimentRun.objects.filter(workspace=workspace, pk=run_id).select_related("question_set").first()
     if found is None:
-        raise NotFound("no such experiment run in this workspace", code="experiment_run_not_found")
+        raise NotFound("no such experiment run in this workspace", code=EXPERIMENT_RUN_NOT_FOUND)
     return found
 
 

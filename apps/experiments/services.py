@@ -10,6 +10,8 @@ from django.utils import timezone
 from apps.assembly.selectors import RecordFilters, assembly_records_list
 from apps.core import background
 from apps.core.errors import Conflict, InvalidInput
+from apps.core.field_errors import INVALID_NAME
+from apps.experiments.errors import DUPLICATE_QUESTION_SET, NO_QUERIES, NOT_IN_WORKSPACE
 from apps.experiments.models import ExperimentRun, QuestionSet, SetQuestion
 from apps.experiments.questions import MAX_QUESTIONS, QuestionInput, questions_parse, unknown_expected
 from apps.layers.models import Layer
@@ -31,7 +33,7 @@ def question_set_create(
     """A named set of these questions; raises Conflict (`duplicate_question_set`) on a name in use."""
     name = name.strip()
     if not name or len(name) > MAX_NAME_CHARS:
-        raise InvalidInput(f"a set needs a name of 1 to {MAX_NAME_CHARS} characters", code="invalid_name")
+        raise InvalidInput(f"a set needs a name of 1 to {MAX_NAME_CHARS} characters", code=INVALID_NAME)
     try:
         with transaction.atomic():
             created = QuestionSet.objects.create(workspace=workspace, name=name, source=source, created_by=created_by)
@@ -40,7 +42,7 @@ def question_set_create(
                 for i, q in enumerate(questions)
             )
     except IntegrityError as exc:
-        raise Conflict(f"a question set named {name!r} exists already", code="duplicate_question_set") from exc
+        raise Conflict(f"a question set named {name!r} exists already", code=DUPLICATE_QUESTION_SET) from exc
     return created
 
 
@@ -70,7 +72,7 @@ def question_set_from_records(
             continue
         questions.setdefault(text, set()).update(used or ())
     if not questions:
-        raise InvalidInput("the search finds no assembly with a query", code="no_queries")
+        raise InvalidInput("the search finds no assembly with a query", code=NO_QUERIES)
     external = item_external_ids(workspace_id=workspace.pk, item_ids={i for used in questions.values() for i in used})
     inputs = [
         QuestionInput(question=text, expected=tuple(sorted({external[i] for i in used if i in external})))
@@ -97,7 +99,7 @@ def experiment_start(
     from apps.experiments.tasks import experiment_run
 
     if question_set.workspace_id != workspace.pk or layer.workspace_id != workspace.pk:
-        raise InvalidInput("the set and the layer must be the workspace's own", code="not_in_workspace")
+        raise InvalidInput("the set and the layer must be the workspace's own", code=NOT_IN_WORKSPACE)
     run = ExperimentRun.objects.create(
         workspace=workspace,
         question_set=question_set,
