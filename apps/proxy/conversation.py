@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from apps.core.errors import Conflict, NotFound
+from apps.layers.errors import LAYER_NOT_FOUND
 from apps.layers.models import ItemKind, Layer, LayerKind
 from apps.layers.selectors import layer_get, layer_get_by_external_id, layers_list, message_ids_by_external_id
 from apps.layers.services import ItemInput, items_create, layer_create, messages_relink
@@ -41,7 +42,7 @@ def _parent(workspace: Workspace, parent: str) -> Layer:
         return default
     root = layers_list(workspace=workspace, kind=LayerKind.COMPANY).first()
     if root is None:
-        raise NotFound("the workspace has no company layer", code="layer_not_found")
+        raise NotFound("the workspace has no company layer", code=LAYER_NOT_FOUND)
     return root
 
 

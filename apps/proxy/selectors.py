@@ -10,6 +10,7 @@ from django.db import connection
 
 from apps.core.errors import NotFound
 from apps.layers.models import Layer
+from apps.proxy.errors import UPSTREAM_NOT_CONFIGURED, UPSTREAM_NOT_FOUND
 from apps.proxy.models import ProxyCall, ProxySettings, Upstream, WireFormat
 from apps.proxy.upstream_keys import Target, key_check, key_open
 from apps.workspaces.models import Workspace
@@ -22,7 +23,7 @@ def upstreams_list(*, workspace: Workspace) -> list[Upstream]:
 def upstream_get(*, workspace: Workspace, kind: str) -> Upstream:
     upstream = Upstream.objects.filter(workspace=workspace, kind=kind).first() if kind in WireFormat.values else None
     if upstream is None:
-        raise NotFound(f"no {kind} upstream is configured", code="upstream_not_found")
+        raise NotFound(f"no {kind} upstream is configured", code=UPSTREAM_NOT_FOUND)
     return upstream
 
 
@@ -33,7 +34,7 @@ def upstream_target(*, workspace_id: int, kind: str, request_key: str | None) ->
     if upstream is None:
         raise NotFound(
             f"this workspace has no {kind} upstream: an admin sets one in the pages or at /api/v1/upstreams/{kind}/",
-            code="upstream_not_configured",
+            code=UPSTREAM_NOT_CONFIGURED,
         )
     if request_key is not None:
         return Target(kind=kind, base_url=upstream.base_url, key=key_check(request_key))

@@ -8,7 +8,10 @@ from urllib.parse import urlsplit
 from django.db import transaction
 
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.field_errors import INVALID_BASE_URL, INVALID_PARENT
+from apps.layers.errors import LAYER_NOT_FOUND
 from apps.layers.models import Layer, LayerKind
+from apps.proxy.errors import UPSTREAM_NOT_FOUND
 from apps.proxy.models import DEFAULT_BASE_URLS, ProxySettings, Upstream, WireFormat
 from apps.proxy.upstream_keys import key_seal
 from apps.workspaces import audit
@@ -27,19 +30,19 @@ def base_url_check(value: str) -> str:
     url = value.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput("base_url must be an http or https URL", code="invalid_base_url")
+        raise InvalidInput("base_url must be an http or https URL", code=INVALID_BASE_URL)
     if parts.username or parts.password:
-        raise InvalidInput("base_url must not carry credentials: give the key as `key`", code="invalid_base_url")
+        raise InvalidInput("base_url must not carry credentials: give the key as `key`", code=INVALID_BASE_URL)
     if parts.query or parts.fragment:
-        raise InvalidInput("base_url takes no query or fragment", code="invalid_base_url")
+        raise InvalidInput("base_url takes no query or fragment", code=INVALID_BASE_URL)
     if len(url) > 500:
-        raise InvalidInput("base_url is limited to 500 characters", code="invalid_base_url")
+        raise InvalidInput("base_url is limited to 500 characters", code=INVALID_BASE_URL)
     return url
 
 
 def kind_check(kind: str) -> str:
     if kind not in WireFormat.values:
-        raise NotFound(f"no upstream kind {kind!r} (kinds: {', '.join(WireFormat.values)})", code="upstream_not_found")
+        raise NotFound(f"no upstream kind {kind!r} (kinds: {', '.join(WireFormat.values)})", code=UPSTREAM_NOT_FOUND)
     return kind
 
 
@@ -77,7 +80,7 @@ def upstream_set(
 def upstream_delete(*, workspace: Workspace, kind: str) -> None:
     deleted, _ = Upstream.objects.filter(workspace=workspace, kind=kind_check(kind)).delete()
     if not deleted:
-        raise NotFound(f"no {kind} upstream is configured", code="upstream_not_found")
+        raise NotFound(f"no {kind} upstream is configured", code=UPSTREAM_NOT_FOUND)
     audit.record(workspace_id=workspace.pk, target_kind=AuditTarget.UPSTREAM, action="delete", target_id=kind)
 
 
@@ -88,9 +91,9 @@ PARENT_KINDS = (LayerKind.COMPANY, LayerKind.ORG, LayerKind.TEAM, LayerKind.PROJ
 def proxy_settings_set(*, workspace: Workspace, default_parent: Layer | None) -> ProxySettings:
     """Set where the proxy's new sessions go when a call names no `X-Context-Parent` (None: the company layer)."""
     if default_parent is not None and default_parent.workspace_id != workspace.pk:
-        raise NotFound("layer not found", code="layer_not_found")
+        raise NotFound("layer not found", code=LAYER_NOT_FOUND)
     if default_parent is not None and default_parent.kind not in PARENT_KINDS:
-        raise InvalidInput("the default parent must be a layer above sessions", code="invalid_parent")
+        raise InvalidInput("the default parent must be a layer above sessions", code=INVALID_PARENT)
     settings_row, _ = ProxySettings.objects.update_or_create(
         workspace=workspace, defaults={"default_parent": default_parent}
     )

@@ -18,6 +18,7 @@ from django.conf import settings
 
 from apps.core.deadline import Cancelled
 from apps.core.errors import DomainError
+from apps.proxy.errors import UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE
 from apps.proxy.upstream_keys import Target
 
 T = TypeVar("T")
@@ -34,12 +35,12 @@ class UpstreamFailed(DomainError):
     """No answer from the upstream: unreachable (502) or too slow (504)."""
 
     status = 502
-    code = "upstream_unreachable"
+    code = UPSTREAM_UNREACHABLE.code
 
 
 class UpstreamTimeout(UpstreamFailed):
     status = 504
-    code = "upstream_timeout"
+    code = UPSTREAM_TIMEOUT.code
 
 
 def _client() -> httpx.AsyncClient:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from apps.core.errors import InvalidInput
 from apps.core.sealing import server_seal, server_unseal
+from apps.proxy.errors import INVALID_UPSTREAM_KEY, UPSTREAM_KEY_UNREADABLE
 
 SEALING_PURPOSE = "upstream keys"
 MAX_KEY_CHARS = 1000
@@ -28,7 +29,7 @@ def key_check(value: str) -> str:
     if not 1 <= len(key) <= MAX_KEY_CHARS or not key.isascii() or not key.isprintable() or " " in key:
         raise InvalidInput(
             f"the key must be 1 to {MAX_KEY_CHARS} printable ASCII characters without spaces",
-            code="invalid_upstream_key",
+            code=INVALID_UPSTREAM_KEY,
         )
     return key
 
@@ -43,7 +44,7 @@ def key_open(*, workspace_id: int, kind: str, sealed: bytes) -> str:
     if opened is None:
         raise InvalidInput(
             "the stored upstream key cannot be read (SECRET_KEY changed?): an admin sets it again",
-            code="upstream_key_unreadable",
+            code=UPSTREAM_KEY_UNREADABLE,
         )
     return opened.decode()
 

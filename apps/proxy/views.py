@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from apps.assembly.api import arrived
 from apps.core.client_gone import client_gone
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_BODY, INVALID_TOKEN_BUDGET
 from apps.core.ratelimit import request_address
 from apps.proxy.calls import Options, call_prepare
 from apps.proxy.relay import read_whole, relay
@@ -60,7 +61,7 @@ def _budget(value: str | None) -> int | None:
     if not value:
         return None
     if not value.strip().isdigit() or not 1 <= int(value) <= 10_000_000:
-        raise InvalidInput("X-Context-Budget must be a whole number of tokens", code="invalid_token_budget")
+        raise InvalidInput("X-Context-Budget must be a whole number of tokens", code=INVALID_TOKEN_BUDGET)
     return int(value)
 
 
@@ -95,7 +96,7 @@ class ProxyApi(APIView):
     def post(self, request: Request) -> HttpResponseBase:
         body = request.data
         if not isinstance(body, dict):
-            raise InvalidInput("the body must be a JSON object", code="invalid_body")
+            raise InvalidInput("the body must be a JSON object", code=INVALID_BODY)
         target = target_of(request, self.wire.kind)
         prepared = call_prepare(
             workspace=workspace_of(request),
