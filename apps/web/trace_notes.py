@@ -15,6 +15,8 @@ from django.db.models import Q
 
 from apps.core.erasure import RECORDS, ErasureRun, eraser, scrub
 from apps.core.errors import DomainError, InvalidInput
+from apps.core.field_errors import INVALID_NOTE
+from apps.web.errors import INVALID_TAGS
 from apps.web.models import TraceNote
 from apps.workspaces.models import Workspace
 
@@ -35,12 +37,12 @@ def trace_note_errors(*, tags: list[str], note: str) -> dict[str, DomainError]:
     if bad:
         errors["tags"] = InvalidInput(
             f"a tag is 1-50 characters of a-z 0-9 _ . : - (starting with a letter or digit): {', '.join(bad[:3])}",
-            code="invalid_tags",
+            code=INVALID_TAGS,
         )
     elif len(tags) > MAX_TAGS:
-        errors["tags"] = InvalidInput(f"at most {MAX_TAGS} tags", code="invalid_tags")
+        errors["tags"] = InvalidInput(f"at most {MAX_TAGS} tags", code=INVALID_TAGS)
     if len(note) > MAX_NOTE_CHARS:
-        errors["note"] = InvalidInput(f"a note is at most {MAX_NOTE_CHARS} characters", code="invalid_note")
+        errors["note"] = InvalidInput(f"a note is at most {MAX_NOTE_CHARS} characters", code=INVALID_NOTE)
     return errors
 
 

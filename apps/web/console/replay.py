@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.assembly.context_diff import context_diff
+from apps.assembly.errors import TRACE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord, RecordOrigin
 from apps.assembly.params import ContextParams
 from apps.assembly.selectors import assembly_record_get
 from apps.assembly.services import context_preview
 from apps.core.errors import InvalidInput
+from apps.layers.errors import LAYER_NOT_FOUND
 from apps.web.selectors.candidates import CandidateRow, included_rows
 
 
@@ -50,7 +52,7 @@ def replay_params(*, request: dict[str, Any], layer_id: int | None) -> tuple[Con
     notes: list[str] = []
     layer = request.get("layer") or layer_id
     if not layer:
-        raise InvalidInput("the recorded layer no longer exists", code="layer_not_found")
+        raise InvalidInput("the recorded layer no longer exists", code=LAYER_NOT_FOUND)
     query = str(request.get("query") or "")
     if request.get("query_vector"):
         notes.append("the original sent a query vector, which is not recorded: the replay searches by the query text")
@@ -92,7 +94,7 @@ def record_replay(*, record: AssemblyRecord) -> ReplayDiff:
     if request.get("cached_from"):
         found = assembly_record_get(workspace_id=record.workspace_id, trace_id=request["cached_from"])
         if found is None:
-            raise InvalidInput("the answer this cache hit came from is no longer recorded", code="trace_not_found")
+            raise InvalidInput("the answer this cache hit came from is no longer recorded", code=TRACE_NOT_FOUND)
         original = found
         request = original.request if isinstance(original.request, dict) else {}
     params, notes = replay_params(request=request, layer_id=original.layer_id)

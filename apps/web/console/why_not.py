@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from apps.assembly.errors import TRACE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord
 from apps.assembly.selectors import assembly_record_get
 from apps.assembly.services import context_pinned
@@ -56,7 +57,7 @@ def why_not(*, record: AssemblyRecord, source: str, candidate_id: int) -> WhyNot
     if request.get("cached_from"):
         original = assembly_record_get(workspace_id=record.workspace_id, trace_id=request["cached_from"])
         if original is None:
-            raise InvalidInput("the answer this cache hit came from is no longer recorded", code="trace_not_found")
+            raise InvalidInput("the answer this cache hit came from is no longer recorded", code=TRACE_NOT_FOUND)
         request = original.request if isinstance(original.request, dict) else {}
         layer_id = original.layer_id
     params, notes = replay_params(request=request, layer_id=layer_id)

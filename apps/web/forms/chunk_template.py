@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 
 from apps.assembly.services.templates import template_errors
+from apps.core.field_errors import INVALID_BY_TYPE
 
 EMPTY_ROWS = 2
 
@@ -74,7 +75,7 @@ class TemplateForm(forms.Form):
             field: str | None
             if key.startswith("by_type:"):
                 type_field, body_field = row_of[key.removeprefix("by_type:")]
-                field = type_field if error.code == "invalid_by_type" else body_field
+                field = type_field if error.code == INVALID_BY_TYPE.code else body_field
             else:
                 field = key if key in ("name", "body") else None
             if field is None or field not in self.errors:

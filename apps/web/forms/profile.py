@@ -13,6 +13,7 @@ from django import forms
 from django.conf import settings
 
 from apps.core.errors import InvalidInput
+from apps.core.field_errors import INVALID_CONTEXT_WINDOW
 from apps.engine.rank import RankWeights
 from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.profiles.services import RANKING_WEIGHT_KEYS, ProfileInput, check_name, profile_check
@@ -130,6 +131,6 @@ class ProfileForm(forms.Form):
             try:
                 profile_check(data=replace(base, **values))
             except InvalidInput as exc:
-                target = "context_window" if exc.code == "invalid_context_window" else field
+                target = "context_window" if exc.code == INVALID_CONTEXT_WINDOW.code else field
                 self.add_error(target, exc.message)
         return data

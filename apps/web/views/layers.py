@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.errors import DomainError, NotFound
 from apps.core.htmx import is_htmx, render_page_or_partial
+from apps.layers.errors import DUPLICATE_EXTERNAL_ID
 from apps.layers.models import Item, ItemKind, Layer
 from apps.layers.relationships import relationship_create, relationship_delete
 from apps.layers.selectors import (
@@ -338,7 +339,7 @@ def edit(request: HttpRequest, access: WorkspaceAccess, layer_id: int) -> HttpRe
         try:
             layer_update(layer=layer, changes=changes)
         except DomainError as exc:
-            form.add_error("external_id" if exc.code == "duplicate_external_id" else None, exc.message)
+            form.add_error("external_id" if exc.code == DUPLICATE_EXTERNAL_ID.code else None, exc.message)
         else:
             messages.success(request, f"Layer {layer.name} saved.")
             return HttpResponseRedirect(reverse("web:layer", args=[layer.pk]))

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.core.errors import DomainError, NotFound
 from apps.core.htmx import render_page_or_partial
+from apps.profiles.errors import DUPLICATE_PROFILE
 from apps.profiles.models import AgentProfile
 from apps.profiles.selectors import profile_get, profile_settings, profiles_list
 from apps.profiles.services import ProfileInput, profile_create, profile_delete, profile_update
@@ -118,7 +119,7 @@ def profile(request: HttpRequest, access: WorkspaceAccess, name: str) -> HttpRes
         try:
             saved = profile_update(profile=current, name=form.cleaned_data["name"], data=form.profile_input())
         except DomainError as exc:
-            form.add_error("name" if exc.code == "duplicate_profile" else None, exc.message)
+            form.add_error("name" if exc.code == DUPLICATE_PROFILE.code else None, exc.message)
         else:
             messages.success(request, f"Profile {saved.name} saved.")
             return HttpResponseRedirect(reverse("web:profile", args=[saved.name]))
@@ -223,7 +224,7 @@ def profile_new(request: HttpRequest, access: WorkspaceAccess) -> HttpResponse:
         try:
             saved = profile_create(workspace=access.current, name=form.cleaned_data["name"], data=form.profile_input())
         except DomainError as exc:
-            form.add_error("name" if exc.code == "duplicate_profile" else None, exc.message)
+            form.add_error("name" if exc.code == DUPLICATE_PROFILE.code else None, exc.message)
         else:
             messages.success(request, f"Profile {saved.name} created.")
             return HttpResponseRedirect(reverse("web:profile", args=[saved.name]))

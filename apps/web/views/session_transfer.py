@@ -21,6 +21,7 @@ from apps.conversations import transfer
 from apps.conversations.communities import communities_refresh
 from apps.conversations.selectors import communities_list
 from apps.core.errors import DomainError, NotFound
+from apps.core.field_errors import INVALID_GRAPH
 from apps.core.htmx import render_page_or_partial
 from apps.layers.models import Layer
 from apps.layers.selectors import layer_get
@@ -67,7 +68,7 @@ def session_import(request: HttpRequest, access: WorkspaceAccess) -> HttpRespons
                 workspace=access.current, parent=parent, graph=data["graph"], name=data["name"] or None
             )
         except DomainError as exc:  # invalid_graph, invalid_parent, a content limit
-            form.add_error("graph" if exc.code == "invalid_graph" else None, exc.message)
+            form.add_error("graph" if exc.code == INVALID_GRAPH.code else None, exc.message)
         else:
             count = len(data["graph"]["messages"])
             messages.success(request, f"Imported {count} message{'s' if count != 1 else ''} into {layer.name}.")
