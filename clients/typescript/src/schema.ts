@@ -2504,7 +2504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_group_id" | "invalid_input" | "invalid_layer" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2513,7 +2518,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -2522,7 +2532,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -2531,7 +2546,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -2540,7 +2560,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -2549,7 +2574,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -2581,7 +2611,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "ambiguous_external_id" | "invalid_agent_type" | "invalid_characters" | "invalid_error" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_input" | "invalid_iteration" | "invalid_layer" | "invalid_layer_external_id" | "invalid_number" | "invalid_outcome" | "invalid_solution" | "json_too_deep" | "malformed_json" | "missing_layer" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2590,7 +2625,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -2599,7 +2639,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -2608,7 +2653,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -2617,7 +2667,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -2626,7 +2681,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large" | "text_too_costly";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -2635,7 +2695,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -2644,7 +2723,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -2653,7 +2737,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -2698,7 +2787,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_action" | "invalid_actor" | "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size" | "invalid_since" | "invalid_target_id" | "invalid_target_kind" | "invalid_until";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2707,7 +2801,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -2716,7 +2815,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -2725,7 +2829,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -2734,7 +2843,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -2743,7 +2857,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -2775,7 +2894,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "invalid_trace_id" | "invalid_used" | "json_too_deep" | "malformed_json" | "unknown_fields" | "used_not_injected";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2784,7 +2908,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -2793,7 +2922,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -2802,7 +2936,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "trace_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -2811,7 +2950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "consumption_already_reported" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -2820,7 +2964,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -2829,7 +2978,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -2838,7 +3006,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -2847,7 +3020,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -2879,7 +3057,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2888,7 +3071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -2897,7 +3085,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -2906,7 +3099,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -2915,7 +3113,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -2924,7 +3127,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -2933,7 +3141,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -2942,7 +3169,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -2951,7 +3183,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "embedding_dimension_mismatch" | "embedding_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -2983,7 +3220,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -2992,7 +3234,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3001,7 +3248,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3010,7 +3262,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -3019,7 +3276,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -3028,7 +3290,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -3037,7 +3304,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3046,7 +3332,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3055,7 +3346,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "embedding_dimension_mismatch" | "embedding_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3138,7 +3434,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "missing_layer" | "missing_query" | "unknown_ranking" | "unknown_template";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3147,7 +3448,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3156,7 +3462,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3165,7 +3476,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3174,7 +3490,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3183,7 +3504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "embedding_dimension_mismatch" | "embedding_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3216,7 +3542,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3225,7 +3556,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3234,7 +3570,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3243,7 +3584,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3252,7 +3598,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3261,7 +3612,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3293,7 +3649,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "erasure_dry_run_required" | "erasure_target_required" | "invalid_characters" | "invalid_dry_run" | "invalid_dry_run_id" | "invalid_external_id_prefix" | "invalid_idempotency_key" | "invalid_input" | "invalid_item_ids" | "invalid_number" | "invalid_text" | "invalid_user" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3302,7 +3663,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3311,7 +3677,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3320,7 +3691,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "erasure_dry_run_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -3329,7 +3705,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "erasure_dry_run_expired" | "erasure_dry_run_mismatch" | "erasure_in_progress" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -3338,7 +3719,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -3347,7 +3733,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3356,7 +3761,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3365,7 +3775,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3395,7 +3810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3404,7 +3824,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3413,7 +3838,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3422,7 +3852,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "erasure_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3431,7 +3866,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3440,7 +3880,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3479,7 +3924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_confidence" | "invalid_input" | "invalid_max_confidence" | "invalid_min_confidence" | "invalid_page" | "invalid_page_size" | "invalid_signature";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3488,7 +3938,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3497,7 +3952,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3506,7 +3966,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3515,7 +3980,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3524,7 +3994,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3554,7 +4029,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3563,7 +4043,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3572,7 +4057,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3581,7 +4071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "error_pattern_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3590,7 +4085,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3599,7 +4099,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3628,7 +4133,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3637,7 +4147,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3646,7 +4161,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3655,7 +4175,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "error_pattern_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3664,7 +4189,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3673,7 +4203,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3705,7 +4240,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_error" | "invalid_idempotency_key" | "invalid_input" | "invalid_limit" | "invalid_min_confidence" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3714,7 +4254,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3723,7 +4268,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3732,7 +4282,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -3741,7 +4296,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -3750,7 +4310,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large" | "text_too_costly";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -3759,7 +4324,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3768,7 +4352,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3777,7 +4366,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3822,7 +4416,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_format" | "invalid_ids" | "invalid_input" | "invalid_layer" | "invalid_limit" | "invalid_model" | "invalid_query" | "invalid_task";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3831,7 +4430,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3840,7 +4444,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3849,7 +4458,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3858,7 +4472,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3867,7 +4486,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "embedding_dimension_mismatch" | "embedding_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3900,7 +4524,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3909,7 +4538,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3918,7 +4552,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -3927,7 +4566,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -3936,7 +4580,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -3945,7 +4594,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -3977,7 +4631,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_days" | "invalid_idempotency_key" | "invalid_input" | "invalid_note" | "invalid_number" | "invalid_role" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -3986,7 +4645,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -3995,7 +4659,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4004,7 +4673,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4013,7 +4687,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress" | "invitation_link_not_replayed";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4022,7 +4701,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4031,7 +4715,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4040,7 +4743,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4049,7 +4757,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4079,7 +4792,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4088,7 +4806,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4097,7 +4820,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4106,7 +4834,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invitation_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4115,7 +4848,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress" | "invitation_accepted";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4124,7 +4862,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4133,7 +4876,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4142,7 +4904,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4151,7 +4918,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4190,7 +4962,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_kind" | "invalid_layer" | "invalid_page" | "invalid_page_size" | "invalid_type";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4199,7 +4976,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4208,7 +4990,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4217,7 +5004,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4226,7 +5018,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4235,7 +5032,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4276,7 +5078,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_types" | "invalid_characters" | "invalid_confidence" | "invalid_content" | "invalid_created_at" | "invalid_external_id" | "invalid_group_id" | "invalid_helpfulness" | "invalid_idempotency_key" | "invalid_importance" | "invalid_input" | "invalid_kind" | "invalid_layer" | "invalid_metadata" | "invalid_number" | "invalid_on_duplicate" | "invalid_parent" | "invalid_pinned" | "invalid_priority" | "invalid_role" | "invalid_source_refs" | "invalid_supersedes" | "invalid_task_ids" | "invalid_title" | "invalid_type" | "json_too_deep" | "malformed_json" | "too_many_items" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4285,7 +5092,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4294,7 +5106,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4303,7 +5120,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "layer_not_found" | "not_found" | "parent_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4312,7 +5134,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4321,7 +5148,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "content_too_large" | "request_content_too_large" | "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4330,7 +5162,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4339,7 +5190,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4348,7 +5204,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4378,7 +5239,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4387,7 +5253,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4396,7 +5267,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4405,7 +5281,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4414,7 +5295,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4423,7 +5309,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4452,7 +5343,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4461,7 +5357,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4470,7 +5371,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4479,7 +5385,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4488,7 +5399,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4497,7 +5413,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4531,7 +5452,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_types" | "invalid_characters" | "invalid_confidence" | "invalid_content" | "invalid_created_at" | "invalid_external_id" | "invalid_fields" | "invalid_group_id" | "invalid_helpfulness" | "invalid_importance" | "invalid_input" | "invalid_kind" | "invalid_metadata" | "invalid_number" | "invalid_on_duplicate" | "invalid_parent" | "invalid_pinned" | "invalid_priority" | "invalid_role" | "invalid_source_refs" | "invalid_task_ids" | "invalid_title" | "invalid_type" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4540,7 +5466,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4549,7 +5480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4558,7 +5494,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4567,7 +5508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4576,7 +5522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "content_too_large" | "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4585,7 +5536,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4594,7 +5550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4603,7 +5564,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4639,7 +5605,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_important" | "invalid_input" | "invalid_kind" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4648,7 +5619,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4657,7 +5633,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4666,7 +5647,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4675,7 +5661,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4684,7 +5675,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4693,7 +5689,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4702,7 +5717,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4711,7 +5731,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4743,7 +5768,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_kind";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4752,7 +5782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4761,7 +5796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4770,7 +5810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4779,7 +5824,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4788,7 +5838,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4820,7 +5875,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_confidence" | "invalid_content" | "invalid_helpfulness" | "invalid_idempotency_key" | "invalid_importance" | "invalid_input" | "invalid_items" | "invalid_kind" | "invalid_layer" | "invalid_number" | "invalid_on_duplicate" | "invalid_priority" | "invalid_role" | "invalid_type" | "json_too_deep" | "malformed_json" | "too_many_items" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4829,7 +5889,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4838,7 +5903,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4847,7 +5917,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "layer_not_found" | "not_found" | "parent_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -4856,7 +5931,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -4865,7 +5945,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "content_too_large" | "request_content_too_large" | "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -4874,7 +5959,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4883,7 +5987,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4892,7 +6001,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4920,7 +6034,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -4929,7 +6048,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -4938,7 +6062,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -4947,7 +6076,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -4956,7 +6090,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -4965,7 +6104,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -4997,7 +6141,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_name" | "invalid_number" | "invalid_scopes" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5006,7 +6155,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5015,7 +6169,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5024,7 +6183,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -5033,7 +6197,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_secret_not_replayed" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -5042,7 +6211,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -5051,7 +6225,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5060,7 +6253,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5069,7 +6267,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5099,7 +6302,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5108,7 +6316,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5117,7 +6330,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5126,7 +6344,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -5135,7 +6358,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -5144,7 +6372,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -5153,7 +6386,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5162,7 +6414,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5171,7 +6428,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5210,7 +6472,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_external_id" | "invalid_input" | "invalid_kind" | "invalid_page" | "invalid_page_size" | "invalid_parent";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5219,7 +6486,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5228,7 +6500,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5237,7 +6514,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5246,7 +6528,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5255,7 +6542,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5287,7 +6579,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "company_exists" | "invalid_characters" | "invalid_external_id" | "invalid_idempotency_key" | "invalid_input" | "invalid_kind" | "invalid_name" | "invalid_number" | "invalid_parent" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5296,7 +6593,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5305,7 +6607,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5314,7 +6621,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -5323,7 +6635,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -5332,7 +6649,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -5341,7 +6663,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5350,7 +6691,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5359,7 +6705,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5389,7 +6740,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5398,7 +6754,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5407,7 +6768,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5416,7 +6782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5425,7 +6796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5434,7 +6810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5463,7 +6844,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "cannot_delete_root" | "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5472,7 +6858,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5481,7 +6872,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5490,7 +6886,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5499,7 +6900,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5508,7 +6914,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5542,7 +6953,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "company_exists" | "invalid_characters" | "invalid_external_id" | "invalid_input" | "invalid_name" | "invalid_number" | "invalid_parent" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5551,7 +6967,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5560,7 +6981,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5569,7 +6995,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -5578,7 +7009,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -5587,7 +7023,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -5596,7 +7037,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5605,7 +7051,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5614,7 +7065,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5649,7 +7105,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_limit" | "invalid_offset";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5658,7 +7119,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5667,7 +7133,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5676,7 +7147,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5685,7 +7161,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5694,7 +7175,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5726,7 +7212,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5735,7 +7226,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5744,7 +7240,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5753,7 +7254,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5762,7 +7268,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5771,7 +7282,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5803,7 +7319,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5812,7 +7333,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5821,7 +7347,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5830,7 +7361,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -5839,7 +7375,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -5848,7 +7389,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -5857,7 +7403,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5866,7 +7431,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5875,7 +7445,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5905,7 +7480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5914,7 +7494,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -5923,7 +7508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -5932,7 +7522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -5941,7 +7536,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -5950,7 +7550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -5984,7 +7589,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_body" | "invalid_characters" | "invalid_fields" | "invalid_input" | "invalid_number" | "invalid_personalization" | "invalid_skip_if_unchanged" | "invalid_update_interval_seconds" | "invalid_update_on_changes" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -5993,7 +7603,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6002,7 +7617,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6011,16 +7631,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -6029,7 +7645,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -6038,7 +7659,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6047,7 +7673,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6056,7 +7687,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6088,7 +7724,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6097,7 +7738,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6106,7 +7752,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6115,7 +7766,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6124,7 +7780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6133,7 +7794,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6166,7 +7832,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_user";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6175,7 +7846,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6184,7 +7860,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6193,7 +7874,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found" | "user_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6202,7 +7888,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6211,7 +7902,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6249,7 +7945,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6258,7 +7959,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6267,7 +7973,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6276,7 +7987,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -6285,7 +8001,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -6294,7 +8015,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -6303,7 +8029,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6312,7 +8057,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6321,7 +8071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6353,7 +8108,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "company_exists" | "invalid_characters" | "invalid_confidence" | "invalid_content" | "invalid_external_id" | "invalid_graph" | "invalid_helpfulness" | "invalid_idempotency_key" | "invalid_importance" | "invalid_input" | "invalid_kind" | "invalid_name" | "invalid_number" | "invalid_on_duplicate" | "invalid_parent" | "invalid_priority" | "invalid_role" | "invalid_type" | "json_too_deep" | "malformed_json" | "too_many_items" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6362,7 +8122,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6371,7 +8136,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6380,7 +8150,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "layer_not_found" | "not_found" | "parent_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -6389,7 +8164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -6398,7 +8178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "content_too_large" | "request_content_too_large" | "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -6407,7 +8192,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6416,7 +8220,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6425,7 +8234,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6458,7 +8272,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6467,7 +8286,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6476,7 +8300,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6485,7 +8314,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6494,7 +8328,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6503,7 +8342,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6535,7 +8379,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_idempotency_key" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6544,7 +8393,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6553,7 +8407,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6562,7 +8421,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -6571,7 +8435,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_profile" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -6580,7 +8449,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -6589,7 +8463,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6598,7 +8491,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6607,7 +8505,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6637,7 +8540,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6646,7 +8554,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6655,7 +8568,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6664,7 +8582,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "profile_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6673,7 +8596,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6682,7 +8610,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6716,7 +8649,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6725,7 +8663,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6734,7 +8677,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6743,7 +8691,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "profile_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -6752,7 +8705,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_profile";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -6761,7 +8719,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -6770,7 +8733,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6779,7 +8747,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6788,7 +8761,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6817,7 +8795,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6826,7 +8809,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6835,7 +8823,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6844,7 +8837,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "profile_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6853,7 +8851,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6862,7 +8865,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6890,7 +8898,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6899,7 +8912,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6908,7 +8926,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6917,7 +8940,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -6926,7 +8954,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -6935,7 +8968,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -6967,7 +9005,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_default_parent" | "invalid_input" | "invalid_number" | "invalid_parent" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -6976,7 +9019,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -6985,7 +9033,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -6994,16 +9047,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "layer_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -7012,7 +9061,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -7021,7 +9075,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7030,7 +9089,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7039,7 +9103,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7071,7 +9140,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "invalid_text" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7080,7 +9154,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7089,7 +9168,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7098,7 +9182,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -7107,7 +9196,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -7116,7 +9210,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large" | "text_too_costly";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -7125,7 +9224,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7134,7 +9252,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7143,7 +9266,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7171,7 +9299,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7180,7 +9313,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7189,7 +9327,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7198,7 +9341,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7207,7 +9355,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7216,7 +9369,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7248,7 +9406,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_kind" | "invalid_note" | "invalid_number" | "invalid_pattern" | "invalid_value" | "json_too_deep" | "malformed_json" | "too_many_patterns" | "unknown_fields" | "unsupported_pattern";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7257,7 +9420,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7266,7 +9434,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7275,7 +9448,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -7284,7 +9462,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "allowlist_entry_exists" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -7293,7 +9476,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -7302,7 +9490,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7311,7 +9518,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7320,7 +9532,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7350,7 +9567,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7359,7 +9581,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7368,7 +9595,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7377,7 +9609,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "allowlist_entry_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7386,7 +9623,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7395,7 +9637,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7424,7 +9671,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7433,7 +9685,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7442,7 +9699,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7451,7 +9713,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "allowlist_entry_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7460,7 +9727,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7469,7 +9741,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7506,7 +9783,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_item" | "invalid_kind" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7515,7 +9797,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7524,7 +9811,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7533,7 +9825,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7542,7 +9839,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7551,7 +9853,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7583,7 +9890,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_kind" | "invalid_number" | "invalid_relationship_kind" | "invalid_source" | "invalid_target" | "invalid_weight" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7592,7 +9904,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7601,7 +9918,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7610,7 +9932,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -7619,7 +9946,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_relationship" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -7628,7 +9960,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -7637,7 +9974,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7646,7 +10002,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7655,7 +10016,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7685,7 +10051,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7694,7 +10065,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7703,7 +10079,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7712,7 +10093,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "relationship_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7721,7 +10107,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7730,7 +10121,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7759,7 +10155,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7768,7 +10169,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7777,7 +10183,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7786,7 +10197,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "relationship_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7795,7 +10211,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7804,7 +10225,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7837,7 +10263,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7846,7 +10277,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7855,7 +10291,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7864,7 +10305,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7873,7 +10319,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7882,7 +10333,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7912,7 +10368,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -7921,7 +10382,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -7930,7 +10396,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -7939,7 +10410,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -7948,7 +10424,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -7957,7 +10438,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -7994,7 +10480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_group_id" | "invalid_input" | "invalid_page" | "invalid_page_size";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8003,7 +10494,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8012,7 +10508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8021,7 +10522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8030,7 +10536,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8039,7 +10550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8071,7 +10587,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_types" | "invalid_characters" | "invalid_confidence" | "invalid_content" | "invalid_external_id" | "invalid_group_id" | "invalid_helpfulness" | "invalid_idempotency_key" | "invalid_importance" | "invalid_input" | "invalid_kind" | "invalid_layer" | "invalid_number" | "invalid_on_duplicate" | "invalid_priority" | "invalid_role" | "invalid_source_refs" | "invalid_title" | "invalid_type" | "json_too_deep" | "malformed_json" | "too_many_items" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8080,7 +10601,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8089,7 +10615,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8098,7 +10629,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "layer_not_found" | "not_found" | "parent_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -8107,7 +10643,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_external_id" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8116,7 +10657,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "content_too_large" | "request_content_too_large" | "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8125,7 +10671,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8134,7 +10699,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8143,7 +10713,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8177,7 +10752,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_helpful" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8186,7 +10766,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8195,7 +10780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8204,7 +10794,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "strategy_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -8213,7 +10808,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8222,7 +10822,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8231,7 +10836,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8240,7 +10864,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8249,7 +10878,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8286,7 +10920,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_layer" | "invalid_page" | "invalid_page_size" | "invalid_state";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8295,7 +10934,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8304,7 +10948,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8313,7 +10962,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8322,7 +10976,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8331,7 +10990,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8361,7 +11025,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8370,7 +11039,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8379,7 +11053,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8388,7 +11067,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "proposal_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -8397,7 +11081,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress" | "proposal_decided";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8406,7 +11095,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8415,7 +11109,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8424,7 +11137,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8433,7 +11151,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8463,7 +11186,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8472,7 +11200,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8481,7 +11214,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8490,7 +11228,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "proposal_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -8499,7 +11242,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress" | "proposal_decided";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8508,7 +11256,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8517,7 +11270,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8526,7 +11298,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8535,7 +11312,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8563,7 +11345,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8572,7 +11359,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8581,7 +11373,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8590,7 +11387,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8599,7 +11401,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8608,7 +11415,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8640,7 +11452,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_body" | "invalid_by_type" | "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_name" | "invalid_number" | "invalid_template" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8649,7 +11466,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8658,7 +11480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8667,7 +11494,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -8676,7 +11508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_template" | "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8685,7 +11522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8694,7 +11536,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8703,7 +11564,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8712,7 +11578,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8742,7 +11613,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8751,7 +11627,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8760,7 +11641,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8769,7 +11655,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "template_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8778,7 +11669,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8787,7 +11683,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8821,7 +11722,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_body" | "invalid_by_type" | "invalid_characters" | "invalid_input" | "invalid_name" | "invalid_number" | "invalid_template" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8830,7 +11736,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8839,7 +11750,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8848,16 +11764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "template_not_found";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -8866,7 +11778,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -8875,7 +11792,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8884,7 +11806,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8893,7 +11820,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8922,7 +11854,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -8931,7 +11868,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -8940,7 +11882,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -8949,7 +11896,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "template_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -8958,7 +11910,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -8967,7 +11924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -8999,7 +11961,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_messages" | "invalid_model" | "invalid_number" | "invalid_text" | "invalid_tools" | "json_too_deep" | "malformed_json" | "missing_text" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9008,7 +11975,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9017,7 +11989,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9026,7 +12003,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -9035,7 +12017,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -9044,7 +12031,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large" | "tokens_input_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -9053,7 +12045,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9062,7 +12073,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9071,7 +12087,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9103,7 +12124,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9112,7 +12138,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9121,7 +12152,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9130,7 +12166,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "trace_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9139,7 +12180,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9148,7 +12194,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9176,7 +12227,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9185,7 +12241,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9194,7 +12255,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9203,7 +12269,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9212,7 +12283,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9221,7 +12297,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9251,7 +12332,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9260,7 +12346,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9269,7 +12360,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9278,7 +12374,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "upstream_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9287,7 +12388,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9296,7 +12402,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9338,7 +12449,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_base_url" | "invalid_characters" | "invalid_input" | "invalid_key" | "invalid_number" | "invalid_upstream_key" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9347,7 +12463,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9356,7 +12477,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9365,16 +12491,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "upstream_not_found";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -9383,7 +12505,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -9392,7 +12519,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9401,7 +12533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9410,7 +12547,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9439,7 +12581,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9448,7 +12595,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9457,7 +12609,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9466,7 +12623,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found" | "upstream_not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9475,7 +12637,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9484,7 +12651,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9512,7 +12684,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9521,7 +12698,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9530,7 +12712,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9539,7 +12726,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9548,7 +12740,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9557,7 +12754,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9589,7 +12791,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_input" | "invalid_layer_kind" | "invalid_layer_kind_ttl_days" | "invalid_messages_retention_days" | "invalid_name" | "invalid_number" | "invalid_records_retention_days" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9598,7 +12805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9607,7 +12819,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9616,16 +12833,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -9634,7 +12847,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -9643,7 +12861,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9652,7 +12875,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9661,7 +12889,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9693,7 +12926,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_characters" | "invalid_embeddings" | "invalid_input";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9702,7 +12940,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9711,7 +12954,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9720,7 +12968,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9729,7 +12982,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9738,7 +12996,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
@@ -9770,7 +13033,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "archive_damaged" | "archive_format_unknown" | "archive_invalid" | "archive_member_missing" | "invalid_characters" | "invalid_idempotency_key" | "invalid_input" | "invalid_number" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
@@ -9779,7 +13047,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
                 };
             };
             /** @description The key's scope does not allow this operation */
@@ -9788,7 +13061,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
                 };
             };
             /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
@@ -9797,7 +13075,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
@@ -9806,7 +13089,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_progress" | "workspace_not_empty";
+                        };
+                    };
                 };
             };
             /** @description The body or its content is over a limit (`request_too_large`, ...) */
@@ -9815,7 +13103,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
                 };
             };
             /** @description The body is not `application/json` (`unsupported_media_type`) */
@@ -9824,7 +13117,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description See `error.code` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
@@ -9833,7 +13145,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
                 };
             };
             /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
@@ -9842,7 +13159,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
                 };
             };
         };
