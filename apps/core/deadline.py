@@ -1,4 +1,4 @@
-"""Latency control (seed 000): work checks a deadline between stages and returns what is ready.
+"""Latency control: work checks a deadline between stages and returns what is ready.
 
 Stages that would start after the deadline are skipped; database searches run with a statement
 timeout of the time left (apps/layers/hybrid_search.py). The skipped stages are named, so the

@@ -273,7 +273,7 @@ def embed_query_soon(text: str, timeout: float | None = None) -> Future[tuple[np
 
 
 def validate_query_vector(values: list[float]) -> np.ndarray:
-    """A caller-supplied query vector, checked against the configured dimensions (seed 003 req. 8)."""
+    """A caller-supplied query vector, checked against the configured dimensions."""
     vector = np.asarray(values, dtype=np.float32)
     expected = settings.EMBEDDING_DIMENSIONS
     got = int(vector.shape[0]) if vector.ndim == 1 else 0

@@ -1,6 +1,6 @@
 """Cutting text so that it fits: at a sentence boundary, or at a word boundary with an ellipsis.
 
-The one sentence cutter of the project (seed 004 property 4): assembly's packer cuts a chunk
+The one sentence cutter of the project: assembly's packer cuts a chunk
 with `cut_to_fit`, the summaries' last-resort truncation and the extractive summarizer cut with
 `longest_prefix` and `clip_words`. `fits` is a check on the candidate text (an exact token count
 against an allowance); it must be monotone in the prefix length (a longer prefix never fits
