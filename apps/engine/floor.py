@@ -5,7 +5,7 @@ every turn of a conversation is a "hit" of any query. A hit counts as strong (th
 for it) when its cosine similarity is within VECTOR_MARGIN of the best hit's (e5 puts every pair
 of texts above ~0.7, so only the distance from the best says anything), or when its keyword score
 is at least KEYWORD_SHARE of the best keyword score. Only a strong hit keeps its whole ladder at
-any conversation distance (seed 002's presets decide for the rest: engine/policy.py).
+any conversation distance (the conversation presets decide for the rest: engine/policy.py).
 """
 
 from __future__ import annotations

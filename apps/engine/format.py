@@ -4,8 +4,8 @@ The context string is exactly `head + sep.join(blocks) + tail`, where a block is
 text format, one day's conversation turns under a single `[YYYY-MM-DD]` line (`render_days`);
 the packer estimates cost piece by piece (a day's header once, with its first turn) and then
 verifies the whole string with one exact count. JSON chunks carry
-id, type, source and relevance (seed 004 property 6) and their metadata (seed 003 req. 3.7);
-Markdown has headers (property 7). A template (seed 003 req. 7) renders each chunk from
+id, type, source and relevance and their metadata;
+Markdown has headers. A template renders each chunk from
 variables, with an optional body per type.
 """
 
@@ -144,7 +144,7 @@ def render_piece(
             "relevance": round(score, 4),
             "content": text,
         }
-        obj["timestamp"] = candidate.created_at.isoformat(timespec="seconds")  # seed 003 R3.7, every chunk
+        obj["timestamp"] = candidate.created_at.isoformat(timespec="seconds")  # every chunk has its time
         if candidate.source != "item":
             obj["origin"] = candidate.source
         if candidate.title:
@@ -171,7 +171,7 @@ def render_piece(
 
 
 def _metadata(candidate: Candidate) -> list[str]:
-    """Type, day and confidence of a chunk that is not a turn (seed 003 R3.7: memories are shown
+    """Type, day and confidence of a chunk that is not a turn (memories are shown
     with their type, confidence and timestamp), in the fewest tokens: `memory/fact 2026-11-20 0.90`."""
     parts = [label(candidate), day(candidate)]
     if candidate.confidence is not None:

@@ -55,6 +55,6 @@ def _derived(full: str, stored: str | None, title: str) -> tuple[Rung, ...]:
         rungs.append(Rung("title", title))
     elif len(rungs) == 1 and len(full.split()) <= TITLE_WORDS:
         # A short turn ("Use option B.") is its own title: it keeps a title rung, the same text, so
-        # beyond the full distance it still comes in as a title would (seed 002) instead of vanishing.
+        # beyond the full distance it still comes in as a title would instead of vanishing.
         rungs.append(Rung("title", full))
     return tuple(rungs)

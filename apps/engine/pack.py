@@ -45,7 +45,7 @@ class _Taken:
 
 
 def _capped(rung: Rung, cap: int | None, count: Counter) -> Rung:
-    """The rung, or its longest whole-sentence lead within `cap` tokens (seed 002's per-node caps);
+    """The rung, or its longest whole-sentence lead within `cap` tokens (a per-node cap);
     a rung with no sentence short enough is cut at words. Only a rung over its cap is counted twice."""
     if cap is None or len(rung.text) <= cap or count(rung.text) <= cap:  # a token is at least one character
         return rung

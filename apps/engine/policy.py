@@ -1,4 +1,4 @@
-"""What may go in, and how deep: graduated token zones (seed 001) and distance resolution (seed 002)."""
+"""What may go in, and how deep: graduated token zones and distance resolution."""
 
 from __future__ import annotations
 
@@ -40,12 +40,12 @@ def zone_for(*, tokens_used: int | None, context_window: int | None, thresholds:
 
 @dataclass(frozen=True)
 class Resolution:
-    """Seed 002: messages within each distance of the newest turn keep that much detail."""
+    """Messages within each distance of the newest turn keep that much detail."""
 
     full_context_distance: int = 5
     summary_distance: int = 20
     title_distance: int = 50
-    # Seed 002's token caps per message node and depth: a longer rung is cut to its cap.
+    # Token caps per message node and depth: a longer rung is cut to its cap.
     max_full_tokens_per_node: int = 500
     max_summary_tokens: int = 100
     max_title_tokens: int = 20
@@ -107,7 +107,7 @@ def allowed_depths(
 
 
 def admitted(candidate: Candidate, *, kinds: tuple[str, ...], types: tuple[str, ...]) -> bool:
-    """Whether the request's `kinds` and `types` filters let this candidate in at all (seed 004 property 8).
+    """Whether the request's `kinds` and `types` filters let this candidate in at all.
 
     The filters name item kinds and item types, so a filter keeps only items that match it: a
     layer summary, a community summary or an error hint matches no item kind or type, and a

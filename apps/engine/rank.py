@@ -6,7 +6,7 @@ confidence, priority level, same-group match, agent-type relevance, a strategy's
 (agents' feedback) and conversation distance.
 A part that does not apply to a candidate (no priority on a memory, no distance on a document)
 is left out of its mean rather than counted as zero. Pinned items and error hints go first
-(seed 004 property 1, seed 001), then by score.
+(pinned first, then packages by priority), then by score.
 
 Custom scorers have the signature of `weighted_score` and are registered by name in settings.
 """
@@ -39,7 +39,7 @@ class RankWeights:
     recency: float = 0.05  # a tie-breaker: old turns often hold the answer
     importance: float = 0.1
     confidence: float = 0.05
-    # Packages (seed 001 FR-002): one priority level, the agent type or the group outweighs one
+    # Packages: one priority level, the agent type or the group outweighs one
     # place in the retrieval list (0.05 relevance at weight 0.8).
     priority: float = 0.25
     group: float = 0.2
@@ -99,7 +99,7 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     positions keep retrieval's order (engine/fusion.py) and give it the dynamic range it needs.
     Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
     Hits with equal retrieval scores share a place: their order is only the database's tie-break,
-    and must not outweigh a package's priority or agent type (seed 001 FR-002). A hit's layer lifts
+    and must not outweigh a package's priority or agent type. A hit's layer lifts
     it by how well the layer's hits score together (engine/fusion.py layer_focus).
     """
     found = [c for c in candidates if c.vector_rank or c.keyword_rank]
