@@ -110,15 +110,15 @@ class Item(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
-    # message (seed 002)
+    # message
     role = models.CharField(max_length=16, choices=MessageRole.choices, blank=True, default="")
     parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children")
     task_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     # How helpful the item proved when served (0..1); strategies rank packages by it.
     helpfulness = models.FloatField(default=0.5)
-    # memory (seed 003)
+    # memory
     confidence = models.FloatField(null=True, blank=True)
-    # package (seed 001)
+    # package
     priority = models.CharField(max_length=16, choices=Priority.choices, blank=True, default="")
     group_id = models.CharField(max_length=200, blank=True, default="")
     agent_types = ArrayField(models.CharField(max_length=100), default=list, blank=True)

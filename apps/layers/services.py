@@ -424,7 +424,7 @@ def _previous_turn(*, layer: Layer, items: Sequence[Item]) -> int | None:
 
 
 def _follow_previous_turns(*, items: Sequence[Item], previous: int | None) -> None:
-    """A message written without a parent answers the session's previous turn (seed 002: the graph
+    """A message written without a parent answers the session's previous turn (the graph
     tracks the conversation's flow), so a session is one thread unless a message names the parent
     it branches from. In one UPDATE, after the insert gave the batch its ids."""
     linked = []
