@@ -1,4 +1,4 @@
-"""Daily LLM summarization budget per workspace, in tokens and USD (seed 002 cost controls).
+"""Daily LLM summarization budget per workspace, in tokens and USD.
 
 Each attempt of a call reserves its worst case before it starts (`reserve`: the prompt's UTF-8 bytes,
 which no byte-level tokenizer exceeds, plus the message framing, and the most output asked for),

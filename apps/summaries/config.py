@@ -23,7 +23,7 @@ from apps.workspaces.models import AuditTarget
 
 log = logging.getLogger(__name__)
 
-# Company and org summaries are organisation-wide: never personalized (seed 000).
+# Company and org summaries are organisation-wide: never personalized.
 GENERIC_KINDS = frozenset({LayerKind.COMPANY, LayerKind.ORG})
 EDITABLE = ("update_interval_seconds", "update_on_changes", "personalization", "skip_if_unchanged")
 

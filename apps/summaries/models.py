@@ -1,4 +1,4 @@
-"""Pre-computed layer summaries at three depths (seed 000), and each layer's summary configuration."""
+"""Pre-computed layer summaries at three depths, and each layer's summary configuration."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class Personalization(models.TextChoices):
     HIGHLY_PERSONALIZED = "highly_personalized", "Highly personalized"
 
 
-# Seed 000 defaults per kind: (update interval seconds, update-on-changes threshold, personalization).
+# Defaults per kind: (update interval seconds, update-on-changes threshold, personalization).
 LAYER_CONFIG_DEFAULTS: dict[str, tuple[int, int, str]] = {
     LayerKind.COMPANY: (3600, 10, Personalization.GENERIC),
     LayerKind.ORG: (3600, 10, Personalization.GENERIC),
@@ -109,7 +109,7 @@ class Summary(models.Model):
 
 
 class SummaryUsage(models.Model):
-    """One workspace's LLM summarization spend on one UTC day (seed 002 cost control).
+    """One workspace's LLM summarization spend on one UTC day.
 
     Past the daily token or USD budget the extractive provider takes over until the next day.
     """

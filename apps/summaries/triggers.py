@@ -1,4 +1,4 @@
-"""When a layer's summaries are due: time-based or change-based, whichever comes first (seed 000).
+"""When a layer's summaries are due: time-based or change-based, whichever comes first.
 
 Pure: takes the configuration and `now`, so tests control time.
 """
