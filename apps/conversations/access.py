@@ -1,4 +1,4 @@
-"""Access tracking of served items (seed 002 `access_count`, `last_accessed`), off the hot path.
+"""Access tracking of served items, off the hot path.
 
 A request only adds the served ids to an in-process buffer; one background task per
 ITEM_ACCESS_FLUSH_SECONDS (a setting, 1 s by default) writes the whole buffer in a single upsert

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 
 class ConversationsConfig(AppConfig):
-    """The conversation graph (seed 002): branches, communities, history tool, export/import."""
+    """The conversation graph: branches, communities, history tool, export/import."""
 
     name = "apps.conversations"
     default_auto_field = "django.db.models.BigAutoField"

@@ -15,7 +15,7 @@ from apps.layers.signals import item_annotations, item_prepared, messages_create
 
 
 def _decision_importance(sender: Any, item: Item, **kwargs: Any) -> None:
-    """A new message that states a decision is raised to decision importance (seed 002)."""
+    """A new message that states a decision is raised to decision importance."""
     if item.kind != ItemKind.MESSAGE or item.metadata.get("importance_source"):
         return
     item.importance, reason = automatic_importance(content=item.content, title=item.title, importance=item.importance)

@@ -1,4 +1,4 @@
-"""Automatic importance of messages (seed 002 "Importance Scoring"): decisions matter most.
+"""Automatic importance of messages: decisions matter most.
 
 A message that states a decision ("we decided", "Decision:", "let's go with", "agreed") is
 raised to DECISION_IMPORTANCE when it is written; a user marks any message with

@@ -1,4 +1,4 @@
-"""Communities of a session's messages (seed 002 §4) and the state of their last computation.
+"""Communities of a session's messages and the state of their last computation.
 
 Messages themselves are `layers.Item` rows of kind "message" (parent/children links, task ids,
 importance); this app adds what groups them, and how often each was served (`ItemAccess`).
@@ -13,7 +13,7 @@ from apps.workspaces.models import Workspace
 
 
 class ItemAccess(models.Model):
-    """How often an item was served in assembled context or history answers, and when last (seed 002).
+    """How often an item was served in assembled context or history answers, and when last.
 
     Kept apart from the item's row: an access counted on the item itself rewrote the whole row
     (its vector among it) and added entries to every index, the HNSW index included, for each
