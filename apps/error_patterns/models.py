@@ -1,4 +1,4 @@
-"""Lessons from past errors: agents' attempts, the signatures and solutions captured from them (seed 001).
+"""Lessons from past errors: agents' attempts, the signatures and solutions captured from them.
 
 Every text field here is stored redacted (apps/redaction): the original error or solution never
 reaches the database.

@@ -1,4 +1,4 @@
-"""Retry a transaction on PostgreSQL serialization failures and deadlocks (seed 001 edge case 1).
+"""Retry a transaction on PostgreSQL serialization failures and deadlocks (concurrent reports of one agent or pattern).
 
 Parallel agents report attempts at once; the services use atomic increments and row locks so no
 update is lost, and a transaction PostgreSQL aborts to break a deadlock is simply run again,

@@ -61,12 +61,12 @@ def attempts_list(
 
 
 def attempt_stats(workspace_id: int, *, agent_type: str | None = None) -> dict[str, Any]:
-    """Seed 001's success figures from the attempts reported in a workspace.
+    """The success figures (iterations per task group, same-error recurrence) from the attempts reported in a workspace.
 
-    SC-001, iterations per task group: a group is (session layer, group_id); its iterations are the
+    Iterations per task group: a group is (session layer, group_id); its iterations are the
     larger of its attempt count and the highest `iteration` reported in it. `by_group` is keyed
     "<layer id>:<group id>".
-    SC-004, same-error recurrence within a session: of the sessions with a failed attempt, the share
+    Same-error recurrence within a session: of the sessions with a failed attempt, the share
     in which one error signature failed twice or more (`rate` = recurring / sessions). `failures`
     and `repeats` (failures whose signature already failed earlier in the session) give the finer view.
     Two aggregate queries whatever the number of attempts.

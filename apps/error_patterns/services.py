@@ -1,6 +1,6 @@
 """Writes for attempts and error patterns: capture fail → succeed, confidence feedback, hint bookkeeping, TTL.
 
-Concurrency (seed 001 edge case 1): every counter moves by an atomic `UPDATE ... SET x = x + 1` or
+Concurrency (agents report at once): every counter moves by an atomic `UPDATE... SET x = x + 1` or
 an `INSERT ... ON CONFLICT DO UPDATE`; failed attempts and hint injections are claimed by an
 `UPDATE ... RETURNING`, so two concurrent reports can never both count the same one. Whatever
 PostgreSQL aborts (deadlock, serialization) is retried (`retry.py`).

@@ -1,4 +1,4 @@
-"""Seed 001 story 3: a failure, then a success of the same agent type in the same session and group, captures."""
+"""A failure, then a success of the same agent type in the same session and group, captures."""
 
 from __future__ import annotations
 

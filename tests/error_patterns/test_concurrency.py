@@ -1,4 +1,4 @@
-"""Seed 001 edge case 1: parallel agents reporting attempts lose no update.
+"""Parallel agents reporting attempts lose no update.
 
 Real PostgreSQL, one connection per thread (transactional test: each thread's work commits).
 """

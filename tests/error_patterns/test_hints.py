@@ -1,4 +1,4 @@
-"""Seed 001 story 3 / FR-006: matching patterns above 0.7 become solution hints in the assembled context."""
+"""Matching patterns above 0.7 become solution hints in the assembled context."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""attempt_stats: SC-001 (iterations per task group) and SC-004 (same-error recurrence within a session)."""
+"""attempt_stats: iterations per task group and same-error recurrence within a session."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 001 story 3 scenario 3: patterns not seen for the TTL (90 days by default) are removed by a periodic task."""
+"""Patterns not seen for the TTL (90 days by default) are removed by a periodic task."""
 
 from __future__ import annotations
 
