@@ -1,1 +1,1 @@
-"""Context Architect app: redaction of secrets and PII before anything from an agent is stored (FR-011)."""
+"""Context Architect app: redaction of secrets and PII before anything from an agent is stored."""

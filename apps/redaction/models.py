@@ -1,4 +1,4 @@
-"""A workspace's allow-list: values the redactor would take for secrets but are not (FR-011)."""
+"""A workspace's allow-list: values the redactor would take for secrets but are not."""
 
 from __future__ import annotations
 

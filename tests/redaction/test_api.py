@@ -1,4 +1,4 @@
-"""POST /api/v1/redact/, the allow-list API, and redaction of everything stored from attempts (FR-011)."""
+"""POST /api/v1/redact/, the allow-list API, and redaction of everything stored from attempts."""
 
 from __future__ import annotations
 
