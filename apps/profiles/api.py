@@ -1,4 +1,4 @@
-"""Agent API for profiles: one class per operation, input validated at the edge (seed 004)."""
+"""Agent API for profiles: one class per operation, input validated at the edge."""
 
 from __future__ import annotations
 

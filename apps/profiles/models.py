@@ -1,4 +1,4 @@
-"""Agent profiles: per-agent defaults for context requests (seed 004)."""
+"""Agent profiles: per-agent defaults for context requests."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class OutputFormat(models.TextChoices):
 
 
 class ConversationPreset(models.TextChoices):
-    """Seed 002 presets for how far from the current turn messages stay full, summarized or titled."""
+    """Presets for how far from the current turn messages stay full, summarized or titled."""
 
     AGGRESSIVE = "aggressive", "Aggressive"
     BALANCED = "balanced", "Balanced"

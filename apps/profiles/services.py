@@ -1,4 +1,4 @@
-"""Writes for agent profiles: create, replace, delete (seed 004), and the items a profile excludes."""
+"""Writes for agent profiles: create, replace, delete, and the items a profile excludes."""
 
 from __future__ import annotations
 

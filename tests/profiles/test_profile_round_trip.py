@@ -1,4 +1,4 @@
-"""Seed 004 property 5, Profile Round-Trip: saving a valid profile then loading it gives it back."""
+"""Profile round-trip: saving a valid profile then loading it gives it back."""
 
 from __future__ import annotations
 
