@@ -1,4 +1,4 @@
-"""`POST /api/v1/tokens/`: what a prompt costs in a model, counted before it is sent (seed 004's TokenEstimator)."""
+"""`POST /api/v1/tokens/`: what a prompt costs in a model, counted before it is sent."""
 
 from __future__ import annotations
 
