@@ -113,7 +113,7 @@ class ContextApi(APIView):
             required=False,
             allow_null=True,
             default=None,
-            help_text="Compile from this message (seed 002): the conversation window is its branch, back from it",
+            help_text="Compile from this message: the conversation window is its branch, back from it",
         )
         context_window = serializers.IntegerField(
             min_value=1, max_value=settings.MAX_TOKEN_BUDGET * 10, required=False, allow_null=True, default=None
@@ -229,7 +229,7 @@ class TraceApi(APIView):
                 "timings": record.timings,
                 "warnings": record.warnings,
                 "sampled": record.sampled,
-                "consumption": {  # seed 001 ConsumptionScope; agents report use with POST /consumption/
+                "consumption": {  # agents report use with POST /consumption/
                     "session": record.session,
                     "group_id": record.group_id,
                     "agent_type": record.agent_type,

@@ -1,7 +1,7 @@
 """WebSocket `/ws/v1/context/`: `{"type": "query", ...fields}` in; `chunk` events, then `complete`, out.
 
 The fields are those of the JSON body of `POST /api/v1/context/` (at the top level, or under
-`options` as in seed 004), validated by the same serializer. Authenticated by the Bearer header or
+`options` as in the POST body), validated by the same serializer. Authenticated by the Bearer header or
 a first `{"type": "auth", "api_key": ...}` message (never the URL; see workspaces/ws_auth.py); the
 key is checked on every message and needs the `read` scope. Bad input answers
 `{"type": "error", "error": {...}}` and the connection stays open for the next query; only a

@@ -1,4 +1,4 @@
-"""Latency control for assembly (seed 000). The deadline and its cancel are shared with the history
+"""Latency control for assembly. The deadline and its cancel are shared with the history
 tool (apps/core/deadline.py); the searches it bounds are the shared hybrid search's
 (apps/layers/hybrid_search.py, with the keyword floor)."""
 

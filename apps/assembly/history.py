@@ -1,4 +1,4 @@
-"""The history tool (seed 002 §6): an LLM asks for past messages by meaning, by task or by id.
+"""The history tool: an LLM asks for past messages by meaning, by task or by id.
 
 "all messages about authentication" → `query` (the shared hybrid search over messages, fused by score, with a deadline);
 "what did we discuss about task X" → `task` (the task's messages in order, led by its community

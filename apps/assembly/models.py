@@ -55,7 +55,7 @@ class AssemblyRecord(models.Model):
     trace = models.JSONField(default=list, blank=True)
     # The context as returned, kept with the trace (sampled records only): the trace page shows it.
     context = models.TextField(blank=True, default="")
-    # Consumption scope (seed 001): which packages went to which session, group, agent type and
+    # Consumption scope: which packages went to which session, group, agent type and
     # iteration, written in the same insert; agents report the ones they used (apps/consumption).
     session = models.CharField(max_length=200, blank=True, default="")
     group_id = models.CharField(max_length=200, blank=True, default="")
@@ -86,7 +86,7 @@ class AssemblyRecord(models.Model):
 
 
 class OutputTemplate(models.Model):
-    """A workspace's own chunk template (seed 003 req. 7): a body with {variables}, and bodies per type."""
+    """A workspace's own chunk template: a body with {variables}, and bodies per type."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="templates")
     name = models.CharField(max_length=100)

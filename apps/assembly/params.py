@@ -28,7 +28,7 @@ class ContextParams:
     agent_type: str = ""
     iteration: int | None = None  # the agent's attempt at its task (consumption is tracked per iteration)
     conversation_id: str | None = None
-    message_id: int | None = None  # compile from this message: the window is its branch back from it (seed 002)
+    message_id: int | None = None  # compile from this message: the window is its branch back from it
     context_window: int | None = None
     tokens_used: int | None = None
     ranking: str | None = None

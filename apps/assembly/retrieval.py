@@ -197,7 +197,7 @@ def _add_window(
 
     A strong search hit (engine/floor.py: near the query's best hits) keeps its full ladder whatever
     its distance: it was asked for; so does an important turn (a decision, a user-marked message:
-    seed 002's importance override). Every other turn of the window, a weak hit or a hit's
+    an important turn keeps its full text at any distance). Every other turn of the window, a weak hit or a hit's
     neighbour included, gets its distance, and the preset decides its detail; a weak hit said
     before the walk's oldest turn is beyond the title distance (hidden)."""
     floor = floor or HitFloor()
@@ -299,7 +299,7 @@ def _add_neighbour_turns(
 
 def _window(workspace_id: int, layer_ids: tuple[int, ...], size: int, start: int | None = None) -> list[dict[str, Any]]:
     """The conversation's branch: `size` messages back from `start` (default: the newest message),
-    nearest first, each followed to its parent (seed 002 branches), or, for a message written
+    nearest first, each followed to its parent, or, for a message written
     without one, to the turn said just before it (raw SQL, one statement: a recursive walk of
     at most `size` index lookups).
 
@@ -434,7 +434,7 @@ def related_items(
 
 
 def source_candidates(request: SourceRequest) -> tuple[list[Candidate], list[str]]:
-    """Candidates from every configured source; a failing source becomes a warning (FR-010)."""
+    """Candidates from every configured source; a failing source becomes a warning, never a failed request."""
     candidates: list[Candidate] = []
     warnings: list[str] = []
     for source in configured_sources():

@@ -1,4 +1,4 @@
-"""The consumption scope of an assembly (seed 001 ConsumptionScope), as AssemblyRecord fields.
+"""The consumption scope of an assembly, as AssemblyRecord fields.
 
 Called by the assembly service while it builds the record's one insert: no query of its own. It lives
 here, not in apps/consumption, because assembly writes it and a lower app never imports a higher one.

@@ -1,4 +1,4 @@
-"""Agent API for a workspace's own chunk templates (seed 003 req. 7)."""
+"""Agent API for a workspace's own chunk templates."""
 
 from __future__ import annotations
 

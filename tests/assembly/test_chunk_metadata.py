@@ -1,4 +1,4 @@
-"""Seed 003 R3.7: every default format shows a chunk's type, confidence and timestamp, not only a
+"""Every default format shows a chunk's type, confidence and timestamp, not only a
 conversation turn's."""
 
 from __future__ import annotations

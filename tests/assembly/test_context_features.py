@@ -125,7 +125,7 @@ def test_min_confidence_filters_items_and_the_group_ranks_them(tenant: Tenant, s
     )
     texts = [c["text"] for c in ask(tenant, layer=session, query="cache", min_confidence=0.5, group_id="A")["chunks"]]
     assert "Cache TTL is 60 seconds." in texts and "Cache TTL might be 5 seconds." not in texts
-    # seed 001 FR-002: the group ranks (same-group match), it does not filter
+    # the group ranks (same-group match), it does not filter
     assert texts.index("Cache research for group A.") < texts.index("Cache research for group B.")
 
 

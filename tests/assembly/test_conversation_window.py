@@ -1,4 +1,4 @@
-"""The conversation window (seed 002): detail by distance from the newest turn, for short turns as
+"""The conversation window: detail by distance from the newest turn, for short turns as
 for long ones."""
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ BACKUPS = "We decided to keep the database backups for 35 days and to test a res
 
 
 def test_the_presets_change_the_detail_of_a_sixty_turn_conversation(tenant: Tenant) -> None:
-    """Seed 002's presets (full / summary / title distances) hold for turns the query is not about:
+    """The conversation presets (full / summary / title distances) hold for turns the query is not about:
     only the query's strong hits keep their whole text at any distance, so a search that finds every
     turn of a small workspace does not keep them all in full."""
     from apps.layers.embedder import items_embed_pending

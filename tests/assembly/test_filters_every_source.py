@@ -1,6 +1,6 @@
 """Every source of candidates honours the request's filters, not only the searches: `types` and
-`kinds` (seed 004 property 8) keep conversation turns, layer summaries and community summaries
-out when they do not match, and `conversation_id` (seed 003 R6.4) keeps other sessions' items out,
+`kinds` keep conversation turns, layer summaries and community summaries
+out when they do not match, and `conversation_id` keeps other sessions' items out,
 memories as well as turns."""
 
 from __future__ import annotations

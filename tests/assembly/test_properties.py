@@ -1,5 +1,5 @@
-"""Seed 004's correctness properties, as Hypothesis properties (property 5, profile round-trip,
-lives in tests/profiles; property 2, the budget, in test_engine.py and test_context_api.py)."""
+"""The engine's correctness properties, as Hypothesis properties (the profile round-trip lives in
+tests/profiles; the budget in test_engine.py and test_context_api.py)."""
 
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ async def test_it_streams_the_chunks_of_the_non_streaming_call_for_each_query(te
 
     for body, message in [
         (first, {"type": "query", **first}),
-        (second, {"type": "query", "id": "q2", "query": second["query"], "options": second}),  # seed 004's shape
+        (second, {"type": "query", "id": "q2", "query": second["query"], "options": second}),  # options: the POST body
     ]:
         expected = await rest(tenant, body)
         await communicator.send_json_to(message)

@@ -1,4 +1,4 @@
-"""Seed 001 FR-002: the group ranks packages (same-group match), it does not filter them. An agent
+"""The group ranks packages (same-group match), it does not filter them. An agent
 of one group gets its group's packages first; another group's packages follow when there is
 room, and the "+N more available" count includes those left out."""
 

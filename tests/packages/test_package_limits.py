@@ -1,4 +1,4 @@
-"""Seed 001 stories 1 and 4 (FR-007, FR-008): per-agent-type retrieval limits, the "+N more
+"""Per-agent-type retrieval limits, the "+N more
 available" overflow indicator, and "No context packages found"."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 001 FR-002 from an agent's side: packages carry priority, group, agent types and source
+"""From an agent's side: packages carry priority, group, agent types and source
 references, and are ranked by priority level, same-group match, agent-type relevance and recency."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_it_ranks_newer_packages_first_when_all_else_is_equal(tenant: Tenant, se
 
 
 def test_with_hybrid_search_the_developer_gets_its_critical_group_package_first(tenant: Tenant, session: int) -> None:
-    """Seed 001 story 1 scenario 1 with embeddings: five research packages for a task, three come."""
+    """With embeddings: five research packages for a task, three come."""
     ids = bulk(
         tenant,
         session,

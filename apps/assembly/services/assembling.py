@@ -175,7 +175,7 @@ class _PendingVector:
 
 
 def _conversation(workspace: Workspace, layers: LayerSnapshot, params: ContextParams, layer: Layer) -> tuple[int, ...]:
-    """The layers whose messages form the conversation window (seed 002 distances count from its newest turn)."""
+    """The layers whose messages form the conversation window (distances count from its newest turn)."""
     if params.message_id is not None:  # compile from a message: its conversation, unless one is named
         message = item_get(workspace=workspace, item_id=params.message_id)
         if message.kind != "message":
@@ -308,7 +308,7 @@ def _candidates(
         since=params.since,
         until=params.until,
         min_confidence=params.min_confidence,
-    )  # no group_id: the group ranks packages (same-group match, seed 001 FR-002), it filters nothing
+    )  # no group_id: the group ranks packages (same-group match), it filters nothing
     # The conversation window holds turns only: a kinds or types filter that turns fail leaves it out.
     admits_turns = (not params.kinds or "message" in params.kinds) and not r.types
     found = retrieve(
@@ -368,7 +368,7 @@ def _candidates(
     if skipped:
         warnings.append(skipped_candidates(skipped))
     # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
-    # a failing agent (FR-006) matter most exactly when it is failing; a slow first request must not drop them.
+    # a failing agent matter most exactly when it is failing; a slow first request must not drop them.
     deadline.check("candidate sources")  # but not past a cancel
     hints, source_warnings = source_candidates(
         SourceRequest(
@@ -395,7 +395,7 @@ def _candidates(
     if barred:  # the profile's own exclusions (the preview's "exclude from this profile"), pinned items too
         extra_trace += [_filtered(c, reason=Reason.PROFILE_EXCLUDED) for c in candidates if _barred(c, barred)]
         candidates = [c for c in candidates if not _barred(c, barred)]
-    if params.kinds or r.types:  # every source honours the filters (seed 004 property 8), not only the searches
+    if params.kinds or r.types:  # every source honours the filters, not only the searches
         kinds = tuple(params.kinds)
         passed = [admitted(c, kinds=kinds, types=r.types) for c in candidates]
         extra_trace += [
@@ -417,7 +417,7 @@ def _searched_layers(
     tree: LayerTree, scope: tuple[int, ...], window_layers: tuple[int, ...], params: ContextParams
 ) -> tuple[int, ...]:
     """The layers whose items may be candidates: the request's scope, and with a `conversation_id`
-    (seed 003 R6.4) only that conversation's sessions: the other sessions' and conversations' items
+    only that conversation's sessions: the other sessions' and conversations' items
     (turns and memories alike) are left out, the shared layers above them (project, company) kept."""
     if not params.conversation_id:
         return scope

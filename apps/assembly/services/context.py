@@ -185,7 +185,7 @@ def redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
 
 
 def _bookkeeping(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, result: ContextResult) -> None:
-    """Served items count as accessed (seed 002; buffered, one batched UPDATE in the background), and
+    """Served items count as accessed (buffered, one batched UPDATE in the background), and
     the known-fix hints served are recorded so a later failure can lower their confidence."""
     note_served(c.id for c in result.chunks if c.source == "item")
     hint_ids = [c.id for c in result.chunks if c.source == "error_hint"]
@@ -197,5 +197,5 @@ def _bookkeeping(workspace: Workspace, layer_id: int, agent_type: str, group_id:
         hints_injected(
             workspace_id=workspace.pk, layer_id=layer_id, agent_type=agent_type, group_id=group_id, pattern_ids=hint_ids
         )
-    except Exception:  # bookkeeping must never fail the request (FR-010)
+    except Exception:  # bookkeeping must never fail the request
         logging.getLogger(__name__).exception("recording injected hints failed")

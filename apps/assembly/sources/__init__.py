@@ -2,7 +2,7 @@
 (`error_hints.py`) and conversation communities (`communities.py`).
 
 A source gets the resolved request and returns candidates; it must not fail the request: the
-service catches its errors and turns them into a warning (FR-010).
+service catches its errors and turns them into a warning: a source never fails the request.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class SourceRequest:
     error: str
     agent_type: str
     group_id: str
-    window_layer_ids: tuple[int, ...] = ()  # the conversation window's layers (seed 002)
+    window_layer_ids: tuple[int, ...] = ()  # the conversation window's layers
     summary_distance: int = 20  # window messages beyond it may be stood in for by a community
 
 
