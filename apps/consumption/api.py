@@ -144,7 +144,7 @@ class StrategyFeedbackApi(APIView):
 
 
 class StatsApi(APIView):
-    """Figures for the dashboards: package consumption (SC-003) and attempts (SC-001, SC-004)."""
+    """Figures for the dashboards: package consumption and attempts."""
 
     @extend_schema(
         parameters=[OpenApiParameter("agent_type", OpenApiTypes.STR, description="Only this agent type's figures")],

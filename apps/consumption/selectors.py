@@ -1,4 +1,4 @@
-"""Reads: strategies, and the consumption figures (SC-003) for the stats endpoint."""
+"""Reads: strategies, and the consumption figures for the stats endpoint."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ class ConsumptionReport:
 def consumption_report(
     *, workspace: Workspace, trace_id: uuid.UUID, used: list[int], now: datetime | None = None
 ) -> ConsumptionReport:
-    """Record which of an assembly's injected packages the agent actually used (SC-003).
+    """Record which of an assembly's injected packages the agent actually used.
 
     One report per assembly. Repeating the same report is idempotent (`duplicate`); a different
     one is a Conflict, so a retried request never double counts and a late change of mind never

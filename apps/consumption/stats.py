@@ -12,8 +12,8 @@ from apps.workspaces.models import Workspace
 
 
 def workspace_stats(*, workspace: Workspace, agent_type: str | None = None) -> dict[str, Any]:
-    """Consumed / injected packages (SC-003) beside iterations per task group (SC-001) and same-error
-    recurrence within a session (SC-004), both filtered by `agent_type` when given; and per model,
+    """Consumed / injected packages beside iterations per task group and same-error
+    recurrence within a session, both filtered by `agent_type` when given; and per model,
     how far our token counts were from what its upstream reported (`token_counts`: calls, p50 / p95
     of reported / ours - 1)."""
     return {

@@ -1,4 +1,4 @@
-"""`GET /api/v1/stats/` for the dashboards: consumption beside the attempt figures (SC-001, SC-004)."""
+"""`GET /api/v1/stats/` for the dashboards: consumption beside the attempt figures."""
 
 from __future__ import annotations
 

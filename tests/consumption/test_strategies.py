@@ -1,4 +1,4 @@
-"""Seed 001 strategies: successful approaches stored as package items of type `strategy`, whose
+"""Strategies: successful approaches stored as package items of type `strategy`, whose
 helpfulness agents' feedback raises or lowers (bounded to 0..1) and which ranks them."""
 
 from __future__ import annotations
