@@ -1,7 +1,7 @@
 """One proxied call around its upstream: store the new turns and inject the context before, store the
 reply and the usage after.
 
-Never blocks the agent (seed 001 FR-010): whatever fails here (a session that cannot be made, an
+Never blocks the agent: whatever fails here (a session that cannot be made, an
 assembly that fails) leaves the request as the client sent it, and the failure is named in the
 answer's `Warning` header. Only the upstream's own answer decides the status the client gets.
 """

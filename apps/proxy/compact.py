@@ -1,5 +1,5 @@
-"""Compacting a conversation that no longer fits its model's window (seed 002's resolution applied to
-the live prompt), instead of letting the upstream refuse it, in each wire format's messages.
+"""Compacting a conversation that no longer fits its model's window (the conversation window's distance
+resolution applied to the live prompt), instead of letting the upstream refuse it, in each wire format's messages.
 
 By distance from the newest message (engine.policy.Resolution): the nearest keep their full text,
 the next their first sentence (SUMMARY), the next a few words (TITLE), the rest are left out

@@ -2,7 +2,7 @@
 
 Each turn's key chains the keys of the turns before it (position and content hash in one): a
 history the client sends again maps to the keys already stored, an edited earlier message gets a
-new key from there on (a branch, seed 002), and the same text at another position is another turn.
+new key from there on (a branch), and the same text at another position is another turn.
 Only what a client resends verbatim enters the hash (role, text, tool calls by id, name and
 arguments, the tool result's call id), so a reply stored from a stream matches the message the SDK
 builds from it on the next call.
