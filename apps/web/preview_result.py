@@ -19,7 +19,7 @@ from apps.assembly.serializers import preview_json
 from apps.engine.types import Reason, Source
 from apps.web.selectors.candidates import CandidateRow, source_url, trace_rows
 
-# Overflow (seed 001): what was left out for the budget or a package limit: "+N more available".
+# Overflow: what was left out for the budget or a package limit: "+N more available".
 OVERFLOW_REASONS = ("over_budget", "over_limit")
 
 

@@ -1,4 +1,4 @@
-"""The conversation graph of a session (seed 002) laid out for an SVG: branches, communities and the
+"""The conversation graph of a session laid out for an SVG: branches, communities and the
 resolution each message would get at the current turn.
 
 Drawn by its structure, not message by message: a line per branch (a linear chat, threaded or not,

@@ -222,7 +222,7 @@ def _percentiles(bins: dict[str, list[float]], count: int) -> tuple[list[float |
 
 
 def _consumption(*, counts: dict[str, dict[str, list[float]]], count: int) -> tuple[list[float | None], float | None]:
-    """Consumed / injected packages (SC-003) of the assemblies reported in each step, and overall."""
+    """Consumed / injected packages of the assemblies reported in each step, and overall."""
     used = counts.get("consumption", {}).get("used", [0.0] * count)
     injected = counts.get("consumption", {}).get("injected", [0.0] * count)
     ratios = [round(u / n, 3) if n else None for u, n in zip(used, injected, strict=True)]
