@@ -416,11 +416,11 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum
 INPROCESS_BEAT = env_bool("INPROCESS_BEAT", False)
 CELERY_BEAT_SCHEDULE = {
     "embed-pending-items": {"task": "apps.layers.tasks.embed_pending_items", "schedule": 60.0, "args": (None,)},
-    # Error patterns not seen for ERROR_PATTERN_TTL_DAYS are removed (seed 001 story 3).
+    # Error patterns not seen for ERROR_PATTERN_TTL_DAYS are removed.
     "expire-error-patterns": {"task": "apps.error_patterns.tasks.expire_error_patterns", "schedule": 3600.0},
-    # Time-based summary triggers (seed 000): regenerate every layer whose update interval has passed.
+    # Time-based summary triggers: regenerate every layer whose update interval has passed.
     "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
-    # Conversation communities of layers whose messages changed or got their embeddings (seed 002).
+    # Conversation communities of layers whose messages changed or got their embeddings.
     "sweep-communities": {"task": "apps.conversations.tasks.sweep_communities", "schedule": 60.0},
     "expire-idempotency-keys": {"task": "apps.workspaces.tasks.expire_idempotency_keys", "schedule": 3600.0},
     # The dashboard's per-minute assembly rollups (apps/assembly/rollup), from a watermark.
@@ -440,7 +440,7 @@ RANKING_FUNCTIONS = {
     "default": "apps.engine.rank.weighted_score",
     "recency": "apps.engine.rank.recency_score",
 }
-# Context packages per agent type (seed 001 story 4); agent types not listed get the default.
+# Context packages per agent type; agent types not listed get the default.
 DEFAULT_PACKAGE_LIMIT = env_int("DEFAULT_PACKAGE_LIMIT", 3, minimum=1)
 # e.g. AGENT_TYPE_PACKAGE_LIMITS="developer=3,qa=5,tech_lead=8"
 AGENT_TYPE_PACKAGE_LIMITS: dict[str, int] = {}
@@ -451,7 +451,7 @@ for _pair in env_list("AGENT_TYPE_PACKAGE_LIMITS", []):
 
         raise ImproperlyConfigured(f"AGENT_TYPE_PACKAGE_LIMITS entries look like 'qa=5', got {_pair!r}")
     AGENT_TYPE_PACKAGE_LIMITS[_agent.strip()] = int(_limit)
-# Consumption (seed 001 SC-003): the consumed / injected ratio the stats compare against, and how
+# Consumption: the consumed / injected ratio the stats compare against, and how
 # far one piece of agent feedback moves a strategy's helpfulness (bounded to 0..1).
 CONSUMPTION_TARGET_RATIO = env_float("CONSUMPTION_TARGET_RATIO", 0.5, minimum=0.0, maximum=1.0)
 STRATEGY_FEEDBACK_STEP = env_float("STRATEGY_FEEDBACK_STEP", 0.1, minimum=0.001, maximum=1.0)
@@ -471,7 +471,7 @@ CONTEXT_SOURCES = [
 ]
 MAX_RELATED_DEPTH = 3
 ASSEMBLY_CACHE_SECONDS = env_int("ASSEMBLY_CACHE_SECONDS", 300, minimum=0)
-# Latency control (seed 000): past this, assembly returns what is ready and finishes in the background.
+# Latency control: past this, assembly returns what is ready and finishes in the background.
 ASSEMBLY_TIMEOUT_MS = env_int("ASSEMBLY_TIMEOUT_MS", 500, minimum=0)
 # The LLM proxy (apps/proxy): how long an upstream may take to answer (a whole reply, or between two
 # streamed pieces) and to connect; the window assumed for a model outside the catalogue.
@@ -493,7 +493,7 @@ WORKSPACE_MAX_CONCURRENT = env_int("WORKSPACE_MAX_CONCURRENT", 2, minimum=0)
 WORKER_MAX_CONCURRENT = env_int("WORKER_MAX_CONCURRENT", 2, minimum=0)
 WORKSPACE_QUEUE_MS = env_int("WORKSPACE_QUEUE_MS", 250, minimum=0)
 
-# --- Attempts and error patterns (issue 5; seed 001) ---------------------------------------------
+# --- Attempts and error patterns (issue 5) ----------------------------------------------------
 # A captured pattern starts at this confidence; each new occurrence moves it by GAIN toward 1; each
 # failure after its hint was injected multiplies it by (1 - PENALTY). Hints need > ERROR_HINT_MIN_CONFIDENCE.
 ERROR_PATTERN_INITIAL_CONFIDENCE = env_float("ERROR_PATTERN_INITIAL_CONFIDENCE", 0.75, minimum=0.0, maximum=1.0)
@@ -502,8 +502,8 @@ ERROR_PATTERN_FAILURE_PENALTY = env_float("ERROR_PATTERN_FAILURE_PENALTY", 0.2, 
 ERROR_HINT_MIN_CONFIDENCE = env_float("ERROR_HINT_MIN_CONFIDENCE", 0.7, minimum=0.0, maximum=1.0)
 ERROR_PATTERN_TTL_DAYS = env_int("ERROR_PATTERN_TTL_DAYS", 90, minimum=1)
 
-# --- Conversation graph (issue 4; seed 002) ------------------------------------------------------
-# Topic communities need this many messages (seed 002 min_nodes_for_community); a task needs fewer.
+# --- Conversation graph (issue 4) -------------------------------------------------------------
+# Topic communities need this many messages; a task needs fewer.
 COMMUNITY_MIN_MESSAGES = env_int("COMMUNITY_MIN_MESSAGES", 5, minimum=2)
 COMMUNITY_TASK_MIN_MESSAGES = env_int("COMMUNITY_TASK_MIN_MESSAGES", 2, minimum=1)
 COMMUNITY_SUMMARY_TOKENS = env_int("COMMUNITY_SUMMARY_TOKENS", 200, minimum=10)  # max_community_summary_tokens
@@ -517,7 +517,7 @@ SUMMARY_LLM_BASE_URL = env_str("SUMMARY_LLM_BASE_URL", "")
 SUMMARY_LLM_MODEL = env_str("SUMMARY_LLM_MODEL", "gpt-4o-mini")
 SUMMARY_LLM_API_KEY = env_str("SUMMARY_LLM_API_KEY", "")
 SUMMARY_LLM_TIMEOUT_SECONDS = env_float("SUMMARY_LLM_TIMEOUT_SECONDS", 30.0, minimum=0.1)
-# Waits before the LLM retries (seed 000: 1 s, 2 s, 4 s); a test may scale them down.
+# Waits before the LLM retries (1 s, 2 s, 4 s); a test may scale them down.
 SUMMARY_LLM_BACKOFF_SECONDS = (1.0, 2.0, 4.0)
 # Consecutive LLM failures in a workspace that raise an alert (error log + metric).
 # After an LLM failure this recent, `POST .../summarize/` does not call the LLM in the request: it queues

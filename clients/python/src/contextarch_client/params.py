@@ -27,7 +27,7 @@ class ContextParams(TypedDict, total=False):
     agent_type: str
     iteration: int
     conversation_id: str
-    message: int  # compile from this message (seed 002): the window is its branch, back from it
+    message: int  # compile from this message: the window is its branch, back from it
     context_window: int
     tokens_used: int
     ranking: str
