@@ -31,7 +31,7 @@ from apps.core.field_errors import (
     INVALID_TOKENS_USED,
     INVALID_TYPE_FILTERS,
 )
-from apps.layers.errors import ITEM_NOT_FOUND, LAYER_NOT_FOUND
+from apps.layers.errors import AMBIGUOUS_EXTERNAL_ID, ITEM_NOT_FOUND, LAYER_NOT_FOUND
 
 INVALID_OPTIONS = error_code("invalid_options", 400, "`options` must be an object.")
 MISSING_QUERY = error_code("missing_query", 400, "Give `query` or `query_vector`.")
@@ -48,6 +48,8 @@ DUPLICATE_TEMPLATE = error_code("duplicate_template", 409, "A template of this n
 # to what the operation's code path names.
 operation_codes(
     v1_context_create=(
+        AMBIGUOUS_EXTERNAL_ID,
+        LAYER_NOT_FOUND,
         INVALID_CONTEXT_POSITION,
         INVALID_CONTEXT_WINDOW,
         INVALID_CONVERSATION_PRESET,
@@ -73,6 +75,8 @@ operation_codes(
         EMBEDDING_UNAVAILABLE,
     ),
     v1_context_preview_create=(
+        AMBIGUOUS_EXTERNAL_ID,
+        LAYER_NOT_FOUND,
         INVALID_CONTEXT_POSITION,
         INVALID_CONTEXT_WINDOW,
         INVALID_CONVERSATION_PRESET,
@@ -98,6 +102,8 @@ operation_codes(
         EMBEDDING_UNAVAILABLE,
     ),
     v1_context_stream_retrieve=(
+        AMBIGUOUS_EXTERNAL_ID,
+        LAYER_NOT_FOUND,
         INVALID_CONTEXT_POSITION,
         INVALID_CONTEXT_WINDOW,
         INVALID_CONVERSATION_PRESET,

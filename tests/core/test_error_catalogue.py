@@ -10,6 +10,7 @@ import importlib
 import inspect
 import textwrap
 import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +230,23 @@ def _resolve(node: ast.AST, scope: dict[str, Any]) -> Any:
     return found
 
 
+def _parameter_types(function: Any) -> dict[str, type]:
+    """The parameters annotated with a class of apps/ (`layers: LayerSnapshot`, `x: Foo | None`), so a
+    method called on one (`layers.get(...)`) is followed too."""
+    found = {}
+    for name, annotation in inspect.get_annotations(function).items():
+        if isinstance(annotation, str):
+            try:
+                annotation = eval(annotation, function.__globals__)
+            except Exception:  # noqa: BLE001 - a name imported only for type checking
+                continue
+        for candidate in typing.get_args(annotation) or (annotation,):
+            if isinstance(candidate, type) and _ours(candidate):
+                found[name] = candidate
+                break
+    return found
+
+
 def _ours(obj: Any) -> bool:
     return (getattr(obj, "__module__", None) or "").startswith("apps.")
 
@@ -265,7 +283,8 @@ def codes_raised(function: Any, owner: type | None = None) -> set[str]:
         tree = _tree(function)
         if tree is None:
             return
-        scope = {**vars(inspect.getmodule(function) or object()), **({"self": owner, "cls": owner} if owner else {})}
+        scope = {**vars(inspect.getmodule(function) or object()), **_parameter_types(function)}
+        scope.update({"self": owner, "cls": owner} if owner else {})
         scope.update(inspect.getclosurevars(function).nonlocals)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and not any(keyword.arg == "code" for keyword in node.keywords):
