@@ -660,7 +660,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Figures for the dashboards: package consumption (SC-003) and attempts (SC-001, SC-004). */
+        /** @description Figures for the dashboards: package consumption and attempts. */
         get: operations["v1_stats_retrieve"];
         put?: never;
         post?: never;
@@ -1167,7 +1167,7 @@ export interface components {
             /** @description The agent's attempt at its task (1 for the first); recorded for consumption tracking */
             iteration?: number | null;
             conversation_id?: string | null;
-            /** @description Compile from this message (seed 002): the conversation window is its branch, back from it */
+            /** @description Compile from this message: the conversation window is its branch, back from it */
             message?: number | null;
             context_window?: number | null;
             tokens_used?: number | null;
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
+                            code?: "ambiguous_external_id" | "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
                         };
                     };
                 };
@@ -3102,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                            code?: "conversation_not_found" | "item_not_found" | "layer_not_found" | "not_found";
                         };
                     };
                 };
@@ -3223,7 +3223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
+                            code?: "ambiguous_external_id" | "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_idempotency_key" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_number" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "json_too_deep" | "malformed_json" | "missing_layer" | "missing_query" | "unknown_fields" | "unknown_ranking" | "unknown_template";
                         };
                     };
                 };
@@ -3265,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                            code?: "conversation_not_found" | "item_not_found" | "layer_not_found" | "not_found";
                         };
                     };
                 };
@@ -3437,7 +3437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "missing_layer" | "missing_query" | "unknown_ranking" | "unknown_template";
+                            code?: "ambiguous_external_id" | "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_id" | "invalid_conversation_preset" | "invalid_error" | "invalid_expand_related" | "invalid_format" | "invalid_group_id" | "invalid_include_superseded" | "invalid_input" | "invalid_iteration" | "invalid_kinds" | "invalid_layer" | "invalid_layer_external_id" | "invalid_message" | "invalid_min_confidence" | "invalid_model" | "invalid_preferred_format" | "invalid_profile" | "invalid_query" | "invalid_query_vector" | "invalid_query_vector_dimensions" | "invalid_ranking" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_since" | "invalid_template" | "invalid_timeout_ms" | "invalid_token_budget" | "invalid_tokens_used" | "invalid_type_filters" | "invalid_types" | "invalid_until" | "invalid_user" | "missing_layer" | "missing_query" | "unknown_ranking" | "unknown_template";
                         };
                     };
                 };
@@ -3479,7 +3479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "conversation_not_found" | "item_not_found" | "not_found";
+                            code?: "conversation_not_found" | "item_not_found" | "layer_not_found" | "not_found";
                         };
                     };
                 };
