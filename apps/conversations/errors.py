@@ -1,4 +1,4 @@
-"""The conversations app's error codes: each with its HTTP status and default message (apps/core/error_catalogue.py)."""
+"""The codes of the conversations operations (apps/core/error_catalogue.py): the app raises shared ones."""
 
 from __future__ import annotations
 
