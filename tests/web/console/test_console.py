@@ -378,12 +378,12 @@ def test_a_replay_while_the_workspace_uses_its_share_says_so_and_works_after(
 
 def test_an_overload_no_page_caught_is_a_429_page_with_retry_after(rf: object, db: None) -> None:
     from apps.core.errorpages import server_error
-    from apps.core.errors import TooManyRequests
+    from apps.core.errors import OVERLOADED, TooManyRequests
 
     for path, kind in (("/profiles/", "text/html"), ("/api/v1/items/", "application/json")):
         request = rf.get(path)  # type: ignore[attr-defined]
         try:
-            raise TooManyRequests("this workspace already runs its share", retry_after=1, code="overloaded")
+            raise TooManyRequests("this workspace already runs its share", retry_after=1, code=OVERLOADED)
         except TooManyRequests:
             response = server_error(request)  # Django's 500 handler, called while the exception is handled
         assert response.status_code == 429 and response["Retry-After"] == "1"
