@@ -16,6 +16,7 @@ from apps.core.field_errors import (
     INVALID_TYPE_FILTERS,
 )
 
+TOO_MANY_EXCLUDED_ITEMS = error_code("too_many_excluded_items", 400, "A profile excludes a limited number of items.")
 PROFILE_NOT_FOUND = error_code("profile_not_found", 404, "Profile not found.")
 DUPLICATE_PROFILE = error_code("duplicate_profile", 409, "A profile of this name exists.")
 

@@ -23,8 +23,9 @@ from apps.core.field_errors import (
     INVALID_TYPE_FILTERS,
 )
 from apps.engine.rank import RankWeights
+from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.models import Item
-from apps.profiles.errors import DUPLICATE_PROFILE
+from apps.profiles.errors import DUPLICATE_PROFILE, TOO_MANY_EXCLUDED_ITEMS
 from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.workspaces import audit
 from apps.workspaces.models import AuditTarget, Workspace
@@ -213,13 +214,13 @@ def profile_item_exclude(*, profile: AgentProfile, item: Item, excluded: bool = 
     `excluded=False`, let it in again. The list is read and written under the profile's row lock, so two
     clicks at once lose neither; an item of another workspace is NotFound, as if it did not exist."""
     if item.workspace_id != profile.workspace_id:
-        raise NotFound(f"item {item.pk} not found", code="item_not_found")
+        raise NotFound(f"item {item.pk} not found", code=ITEM_NOT_FOUND)
     with transaction.atomic():
         locked = AgentProfile.objects.select_for_update().get(pk=profile.pk)
         before = [int(i) for i in locked.excluded_items or []]
         after = [i for i in before if i != item.pk] + ([item.pk] if excluded else [])
         if len(after) > MAX_EXCLUDED_ITEMS:
-            raise InvalidInput(f"a profile excludes at most {MAX_EXCLUDED_ITEMS} items", code="too_many_excluded_items")
+            raise InvalidInput(f"a profile excludes at most {MAX_EXCLUDED_ITEMS} items", code=TOO_MANY_EXCLUDED_ITEMS)
         if after != before:
             locked.excluded_items = after
             locked.save(update_fields=["excluded_items", "updated_at"])
