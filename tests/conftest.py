@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.test.signals import setting_changed
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
@@ -15,6 +18,7 @@ from apps.core import background, cache
 from apps.layers.models import Layer
 from apps.workspaces.models import Scope, Workspace
 from apps.workspaces.services import api_key_create, workspace_create
+from tests.workers import group_of, var_dir_of_worker, worker
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,6 +31,15 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # `contextarch.asgi` imported by a test module must not query a database before the test one exists.
     settings.EMBEDDING_CHECK_AT_START = False
+    name = worker()
+    if name is not None:  # an xdist worker: a var/ of its own, for it and the servers it starts (tests/workers.py)
+        own = var_dir_of_worker(Path(settings.VAR_DIR), name)
+        settings.VAR_DIR = own
+        os.environ["CONTEXTARCH_VAR_DIR"] = str(own)
+        for alias in ("ratelimit", "ratelimit-failures"):
+            if settings.CACHES[alias]["BACKEND"] == "apps.core.shared_counters.SharedCounterCache":
+                settings.CACHES[alias] = {**settings.CACHES[alias], "LOCATION": str(own / "ratelimit" / "counters.bin")}
+        setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)  # new cache handlers
 
 
 # A test is `slow` when it starts a process or a browser: `pytest -m "not slow"` is the quick loop.
@@ -38,9 +51,12 @@ SLOW_MODULE_NAMES = frozenset(
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
+        if worker() is not None and module is not None:
+            item.add_marker(pytest.mark.xdist_group(group_of(module, item.nodeid.split("::")[0])))
         spawns = module is not None and not SLOW_MODULE_NAMES.isdisjoint(vars(module))
         marked = not SLOW_MARKERS.isdisjoint(m.name for m in item.iter_markers())
         fixtures = set(getattr(item, "fixturenames", ()))

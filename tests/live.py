@@ -20,10 +20,12 @@ import pytest
 from django.db import connection
 
 from tests.processes import ROOT, database_url
+from tests.workers import worker_ports
 
-# Live servers of this suite listen in this range (other test runs on the machine use others).
+# Live servers of this suite listen in this range (other test runs on the machine use others), each
+# xdist worker in its own slice of it.
 _BASE = int(os.environ.get("LIVE_SERVER_PORT_BASE", "8500"))
-PORTS = range(_BASE, _BASE + 100)
+PORTS = worker_ports(range(_BASE, _BASE + 100))
 
 
 def port_free_in(ports: range) -> int:
