@@ -6,6 +6,7 @@ through the `uvicorn_live` fixture: one worker process, the same `contextarch.as
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 from django.db import connection
 
 from tests.processes import ROOT, database_url
+from tests.waiting import wait_until
 from tests.workers import worker_ports
 
 # Live servers of this suite listen in this range (other test runs on the machine use others), each
@@ -90,3 +92,22 @@ def uvicorn_live(
     """One uvicorn for the session's live tests; each test commits its own data (`transactional_db`)."""
     with django_db_blocker.unblock(), uvicorn_server(tmp_path_factory.mktemp("live") / "uvicorn.log") as base:
         yield base
+
+
+def server_idle(base: str, key: str) -> None:
+    """Wait until the live server's own background queue is empty (the communities, summaries and
+    embeddings that the test's writes started there), so none of it runs into the next test's flush
+    (a TRUNCATE racing a row lock deadlocked once at the teardown of a demo test)."""
+
+    def depth() -> int:
+        request = urllib.request.Request(f"{base}/api/v1/status/", headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(json.load(answer)["background"]["queue_depth"])
+
+    def empty_twice() -> bool:  # a write due "0 s later" (the access counts) is queued a moment after the answer
+        if depth() > 0:
+            return False
+        time.sleep(0.2)
+        return depth() <= 0
+
+    wait_until(empty_twice, timeout=120, what="the live server's background queue")

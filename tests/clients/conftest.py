@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import http.server
-import json
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,8 +17,7 @@ from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from contextarch.demo import demo_seed
 from tests.conftest import Tenant, make_tenant
-from tests.live import PORTS, port_free_in, uvicorn_live  # noqa: F401  (fixture)
-from tests.waiting import wait_until
+from tests.live import PORTS, port_free_in, server_idle, uvicorn_live  # noqa: F401  (fixture)
 
 FACTS = [
     ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
@@ -48,25 +45,6 @@ def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:  # noqa: 
     yield Live(base=uvicorn_live, a=a, b=b, session=session)
     assert background.wait_idle(120)
     server_idle(uvicorn_live, a.secret)
-
-
-def server_idle(base: str, key: str) -> None:
-    """Wait until the live server's own background queue is empty (the communities, summaries and
-    embeddings that the test's writes started there), so none of it runs into the next test's flush
-    (a TRUNCATE racing a row lock deadlocked once at the teardown of a demo test)."""
-
-    def depth() -> int:
-        request = urllib.request.Request(f"{base}/api/v1/status/", headers={"Authorization": f"Bearer {key}"})
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return int(json.load(answer)["background"]["queue_depth"])
-
-    def empty_twice() -> bool:  # a write due "0 s later" (the access counts) is queued a moment after the answer
-        if depth() > 0:
-            return False
-        time.sleep(0.2)
-        return depth() <= 0
-
-    wait_until(empty_twice, timeout=120, what="the live server's background queue")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.services import layer_summarize
 from tests.conftest import Tenant, make_tenant
-from tests.live import uvicorn_live  # noqa: F401  (fixture)
+from tests.live import server_idle, uvicorn_live  # noqa: F401  (fixture)
 
 # The console command of the Python client (clients/python, installed by requirements.txt).
 STDIO_COMMAND = Path(sys.executable).parent / "contextarch-mcp"
@@ -60,6 +60,7 @@ def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:  # no
     layer_summarize(layer=session, force=True, extractive=True)
     yield Served(base=uvicorn_live, a=a, b=b, session=session)
     assert background.wait_idle(120)
+    server_idle(uvicorn_live, a.secret)
 
 
 McpConnect = Callable[[str], AbstractAsyncContextManager[Client]]

@@ -12,9 +12,8 @@ from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create
 from apps.proxy.models import ProxyCall
 from apps.proxy.services import upstream_set
-from tests.clients.conftest import server_idle
 from tests.conftest import Tenant, make_tenant
-from tests.live import uvicorn_live  # noqa: F401  (fixture)
+from tests.live import server_idle, uvicorn_live  # noqa: F401  (fixture)
 from tests.proxy.fake_upstream import FakeUpstream, fake_upstream
 from tests.waiting import wait_until
 
