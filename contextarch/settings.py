@@ -422,6 +422,14 @@ CELERY_BEAT_SCHEDULE = {
     "summarize-due-layers": {"task": "apps.summaries.tasks.summarize_due_layers", "schedule": 60.0, "args": (None,)},
     # Conversation communities of layers whose messages changed or got their embeddings.
     "sweep-communities": {"task": "apps.conversations.tasks.sweep_communities", "schedule": 60.0},
+    # Layer and community summaries still without a vector of the configured model (a failed or
+    # restored one, or after a model change): assembly ranks them by similarity once they have one.
+    "embed-pending-summaries": {"task": "apps.summaries.tasks.embed_summaries", "schedule": 60.0, "args": (None,)},
+    "embed-pending-communities": {
+        "task": "apps.conversations.tasks.embed_communities",
+        "schedule": 60.0,
+        "args": (None,),
+    },
     "expire-idempotency-keys": {"task": "apps.workspaces.tasks.expire_idempotency_keys", "schedule": 3600.0},
     # The dashboard's per-minute assembly rollups (apps/assembly/rollup), from a watermark.
     "rollup-assemblies": {"task": "apps.assembly.tasks.rollup_assemblies", "schedule": 60.0},

@@ -23,7 +23,9 @@ from apps.assembly.deadline import Deadline
 from apps.assembly.degraded import Degraded, degraded
 from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
+from apps.core import embeddings
 from apps.core.isolation import isolated
+from apps.core.stored_vectors import similarity
 from apps.engine import Candidate, Rung
 from apps.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
 from apps.engine.floor import HitFloor
@@ -54,6 +56,8 @@ class Retrieved:
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # candidates that could not be built ("item 12")
     off_branch: list[Candidate] = field(default_factory=list)  # turns of the conversation's other branches
+    floor: HitFloor = field(default_factory=HitFloor)  # the query's best hits (engine/floor.py)
+    query_vector: np.ndarray | None = None  # the query's vector, for the candidates no search returns
 
 
 def _build(row: dict[str, Any], skipped: list[str], **fields: Any) -> Candidate | None:
@@ -131,7 +135,17 @@ def retrieve(
         )
         if candidate is not None:
             candidates[row["id"]] = candidate
-    out = Retrieved(candidates=[], vector_used=vector_used, warnings=warnings, skipped=skipped)
+    floor = HitFloor.of(
+        similarities=(h.similarity for h in found.vector), keyword_scores=(h.rank for h in found.keyword)
+    )
+    out = Retrieved(
+        candidates=[],
+        vector_used=vector_used,
+        warnings=warnings,
+        skipped=skipped,
+        floor=floor,
+        query_vector=found.query_vector,
+    )
     if deadline.expired():
         deadline.skip("neighbouring turns and the conversation window")
         out.candidates = list(candidates.values())
@@ -143,9 +157,6 @@ def retrieve(
     if failed is not None:
         warnings.append(degraded(Degraded.CANDIDATES_FAILED, "the turns next to the hits could not be read"))
     if window_layer_ids and window_size > 0:
-        floor = HitFloor.of(
-            similarities=(h.similarity for h in found.vector), keyword_scores=(h.rank for h in found.keyword)
-        )
         path, failed = isolated(
             lambda: _add_window(
                 candidates,
@@ -328,19 +339,27 @@ def _fetch_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
 
 
 def layer_summaries(
-    *, workspace_id: int, layer_ids: Iterable[int], layer_names: dict[int, str], user: str = ""
+    *,
+    workspace_id: int,
+    layer_ids: Iterable[int],
+    layer_names: dict[int, str],
+    user: str = "",
+    query_vector: np.ndarray | None = None,
 ) -> list[Candidate]:
     """One candidate per layer with summaries, its rungs detailed → paragraph → sentence.
 
     Read through the summary cache (PostgreSQL on a miss); `user` (a member's username) gets their
     personalized summaries where they exist, the generic ones elsewhere. `layer_ids` are the
-    workspace's own (the caller scoped them).
+    workspace's own (the caller scoped them). With a query vector, a candidate's similarity to the
+    query is its closest depth's (summaries/vectors.py), so rank places it like an item and the
+    floor may leave it out; without one, or before its rows are embedded, it has none.
     """
     user_id = member_id(workspace_id=workspace_id, username=user) if user else None
     by_layer: dict[int, dict[str, Any]] = {}
     for layer_id, rows in summaries_for_layers(layer_ids=layer_ids, user_id=user_id).items():
         for row in rows:
             by_layer.setdefault(layer_id, {})[row["depth"]] = row
+    model = embeddings.model_label() if query_vector is not None and by_layer else ""
     candidates = []
     for layer_id, depths in by_layer.items():
         rungs = tuple(Rung(depth, depths[depth]["text"]) for depth in SUMMARY_ORDER if depth in depths)
@@ -361,9 +380,18 @@ def layer_summaries(
                 origin="summary",
                 stale=any(d["stale"] for d in depths.values()),
                 metadata={"personalized": any(d["personalized_for_id"] for d in depths.values())},
+                vector_similarity=_closest(query_vector, model, depths.values()),
             )
         )
     return candidates
+
+
+def _closest(query_vector: np.ndarray | None, model: str, rows: Iterable[dict[str, Any]]) -> float | None:
+    """The highest similarity to the query among rows embedded by `model` (None: none is)."""
+    if query_vector is None:
+        return None
+    found = [similarity(query_vector, row.get("embedding")) for row in rows if row.get("embedding_model") == model]
+    return max((s for s in found if s is not None), default=None)
 
 
 def related_items(

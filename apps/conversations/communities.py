@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from apps.conversations.clustering import topic_clusters
 from apps.conversations.models import Community, CommunityKind, CommunityMember, GraphState
-from apps.core import tokenizer
+from apps.conversations.vectors import vector_fields, vectors_carried
+from apps.core import background, tokenizer
 from apps.core.versions import content_changed
 from apps.layers.models import Item, ItemKind, Layer
 from apps.summaries.extractive import extractive_summary
@@ -99,6 +100,7 @@ def communities_replace(
             return None
         wanted = {i for g in groups for i in g["members"]}
         alive = set(Item.objects.filter(pk__in=wanted).values_list("pk", flat=True)) if wanted else set()
+        carried = vectors_carried(layer_id=layer.pk)
         Community.objects.filter(layer=layer).delete()
         created = Community.objects.bulk_create(
             [
@@ -107,6 +109,7 @@ def communities_replace(
                     layer=layer,
                     computed_at=now,
                     **{k: v for k, v in g.items() if k != "members"},
+                    **vector_fields(g, carried),
                 )
                 for g in groups
             ]
@@ -122,6 +125,10 @@ def communities_replace(
         if state is not None:
             GraphState.objects.update_or_create(layer=layer, defaults={**state, "computed_at": now})
         content_changed(layer.workspace_id)  # cached contexts may hold the old summaries
+        if any(c.embedding is None for c in created):
+            from apps.conversations.tasks import embed_communities  # tasks import this module
+
+            background.enqueue(embed_communities, layer.pk)  # after commit: never waits for the model
     return created
 
 

@@ -51,6 +51,11 @@ class Community(models.Model):
     title = models.CharField(max_length=500)
     summary = models.TextField()
     summary_tokens = models.PositiveIntegerField(default=0)
+    # The title and summary's passage vector (apps/conversations/vectors.py), compared with the query
+    # in process (apps/core/stored_vectors.py): assembly ranks the community by relevance like an item.
+    # None until the background embeds it; kept across recomputations that leave the text unchanged.
+    embedding = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
     members: models.ManyToManyField[Item, CommunityMember] = models.ManyToManyField(
         Item, through="CommunityMember", related_name="communities"
     )

@@ -9,6 +9,7 @@ from celery import shared_task
 from apps.conversations import access
 from apps.conversations.communities import communities_refresh, layers_needing_refresh
 from apps.conversations.services import items_record_access
+from apps.conversations.vectors import communities_embed
 from apps.core import background
 
 
@@ -22,6 +23,12 @@ def refresh_communities(layer_id: int) -> bool:
 def sweep_communities() -> int:
     """Recompute every layer whose messages changed or got embeddings since the last run."""
     return sum(communities_refresh(layer_id=layer_id) is not None for layer_id in layers_needing_refresh())
+
+
+@shared_task
+def embed_communities(layer_id: int | None) -> int:
+    """Embed the layer's communities still without a vector (None: every layer's; the periodic sweep)."""
+    return communities_embed(layer_id=layer_id)
 
 
 @shared_task
@@ -40,3 +47,4 @@ def record_item_access(counts: dict[str, int], at: str) -> int:
 # In process, a layer's communities are recomputed after the embedding sweep its messages queued
 # (topic communities cluster embeddings): the same background lane, in order.
 background.own_lane(refresh_communities, "embedding")
+background.own_lane(embed_communities, "embedding")

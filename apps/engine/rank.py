@@ -122,6 +122,7 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
         previous = scores
         out[c.key] = 1.0 - place / span
     ascending = sorted(score.values())
+    _place_by_similarity(candidates, found, ascending, span, weights, company, out)
     for c in candidates:
         if c.neighbour_of is None and not c.inherited_relevance:
             continue
@@ -135,6 +136,32 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
         if inherited > out.get(c.key, 0.0):
             out[c.key] = inherited
     return out
+
+
+def _place_by_similarity(
+    candidates: list[Candidate],
+    hits: list[Candidate],
+    ascending: list[float],
+    span: int,
+    weights: RankWeights,
+    company: Callable[[Candidate], float],
+    out: dict[tuple[str, int], float],
+) -> None:
+    """A candidate no search returned but whose similarity to the query is known (a layer or community
+    summary) takes the place a hit of the vector search alone with that similarity, in its layer, would
+    take among the hits (its similarity scaled as theirs, core/fusion.py, plus its layer's lift): it is
+    ranked by relevance like an item."""
+    sims = [c.vector_similarity for c in hits if c.vector_similarity is not None]
+    if not sims:
+        return
+    low, high = min(sims), max(sims)
+    for c in candidates:
+        if c.searched or c.vector_similarity is None:
+            continue
+        scaled = (c.vector_similarity - low) / (high - low) if high > low else float(c.vector_similarity >= high)
+        share = weights.vector * min(max(scaled, 0.0), 1.0) + company(c)
+        above = len(ascending) - bisect.bisect_right(ascending, share)
+        out[c.key] = max(out.get(c.key, 0.0), (1.0 - above / span) if share > 0 else 0.0)
 
 
 FOCUS_TOP_HITS = 3
@@ -206,7 +233,8 @@ def weighted_score(c: Candidate, ctx: RankContext) -> Scored:
     trace_parts = dict(parts)
     if c.vector_similarity is not None:
         trace_parts["vector_similarity"] = c.vector_similarity
-        trace_parts["vector_rank"] = float(c.vector_rank or 0)
+    if c.vector_rank is not None:
+        trace_parts["vector_rank"] = float(c.vector_rank)
     if c.keyword_score is not None:
         trace_parts["keyword_score"] = c.keyword_score
         trace_parts["keyword_rank"] = float(c.keyword_rank or 0)

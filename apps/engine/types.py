@@ -79,6 +79,11 @@ class Candidate:
     def key(self) -> tuple[str, int]:
         return (self.source, self.id)
 
+    @property
+    def searched(self) -> bool:
+        """Whether a search returned it (a summary may have a similarity to the query and no rank)."""
+        return bool(self.vector_rank or self.keyword_rank)
+
 
 @dataclass(frozen=True)
 class Scored:
@@ -128,6 +133,8 @@ class Reason(StrEnum):
     SUPERSEDED = "superseded"  # a newer item replaces it: the entry's `superseded_by` names it
     IN_PROMPT = "in_prompt"  # the caller's prompt carries it already (ContextParams.exclude)
     PROFILE_EXCLUDED = "profile_excluded"  # the request's agent profile excludes the item (its excluded_items)
+    # A layer or community summary less similar to the query than its best hits (engine/floor.py)
+    BELOW_FLOOR = "below_floor"
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ class HybridHits:
     keyword: list[KeywordHit]  # best first
     vector_used: bool  # a vector search ran (a query vector, pgvector, time left)
     failed: tuple[str, ...] = ()  # the searches that failed ("vector search", "keyword search")
+    query_vector: np.ndarray | None = None  # the query's vector (None: there was none), computed or given
 
     def fused(self, *, vector: float = VECTOR_WEIGHT, keyword: float = KEYWORD_WEIGHT) -> list[FusedHit]:
         """Every hit once, best fused score first (core/fusion.py); ties keep the better search rank."""
@@ -120,7 +121,9 @@ def hybrid_search(
             vector_hits = found
     if not pending:
         keyword_hits = _keyword(filters, query, limit, deadline, clock, failed)
-    return HybridHits(vector=vector_hits, keyword=keyword_hits, vector_used=vector_used, failed=tuple(failed))
+    return HybridHits(
+        vector=vector_hits, keyword=keyword_hits, vector_used=vector_used, failed=tuple(failed), query_vector=vector
+    )
 
 
 def _vector(

@@ -27,11 +27,13 @@ FIELDS = (
     "stale",
     "personalized_for_id",
     "personalization_ref",
+    "embedding",  # float32 bytes (apps/summaries/vectors.py), None until embedded
+    "embedding_model",
 )
 
 
 def key(layer_id: int, user_id: int | None) -> str:
-    return f"summaries:v1:{layer_id}:{user_id or 0}"
+    return f"summaries:v2:{layer_id}:{user_id or 0}"
 
 
 def rows_from_db(*, layer_ids: Iterable[int], user_id: int | None) -> dict[int, list[dict[str, Any]]]:
@@ -41,6 +43,8 @@ def rows_from_db(*, layer_ids: Iterable[int], user_id: int | None) -> dict[int, 
     query = query.filter(personalized_for_id=user_id) if user_id else query.filter(personalized_for__isnull=True)
     out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     for row in query.order_by("layer_id", "depth").values(*FIELDS):
+        if row["embedding"] is not None:  # a driver may hand a memoryview, which the cache cannot pickle
+            row["embedding"] = bytes(row["embedding"])
         out[row["layer_id"]].append(row)
     return out
 

@@ -91,6 +91,11 @@ class Summary(models.Model):
     )
     # What a personalized summary drew on: {"user": ..., "items": [ids], "concerns": "..."}; {} when generic.
     personalization_ref = models.JSONField(default=dict, blank=True)
+    # The text's passage vector (apps/summaries/vectors.py), compared with the query in process
+    # (apps/core/stored_vectors.py) so that assembly ranks the summary by relevance like an item;
+    # None until the background embeds it, and again once the text changes.
+    embedding = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         constraints = [

@@ -124,15 +124,22 @@ def _write_rows(*, layer: Layer, user_id: int | None, rows: dict[str, dict[str, 
         if row is None:
             creates.append(Summary(layer=layer, depth=depth, personalized_for_id=user_id, **values))
         else:
+            if row.text != values["text"]:  # the vector was the old text's
+                row.embedding, row.embedding_model = None, ""
             for name, value in values.items():
                 setattr(row, name, value)
             updates.append(row)
     if updates:
-        Summary.objects.bulk_update(updates, fields=list(next(iter(rows.values()))))
+        fields = [*next(iter(rows.values())), "embedding", "embedding_model"]
+        Summary.objects.bulk_update(updates, fields=fields)
     if creates:
         Summary.objects.bulk_create(creates)
     content_changed(layer.workspace_id)
     caching.refresh_with_commit(layer.pk, user_id)
+    if creates or any(row.embedding is None for row in updates):
+        from apps.summaries.tasks import embed_summaries  # tasks import this module
+
+        background.enqueue(embed_summaries, layer.pk)  # after commit: the write never waits for the model
 
 
 def _store(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from apps.core import background
 from apps.layers.selectors import layer_find
 from apps.summaries import services
+from apps.summaries.vectors import summaries_embed
 
 
 @shared_task
@@ -39,3 +41,13 @@ def summarize_layer_job(layer_id: int) -> str:
     from apps.summaries.jobs import layer_summarize_job
 
     return layer_summarize_job(layer_id=layer_id)
+
+
+@shared_task
+def embed_summaries(layer_id: int | None) -> int:
+    """Embed the layer's summaries still without a vector (None: every layer's; the periodic sweep)."""
+    return summaries_embed(layer_id=layer_id)
+
+
+# In process, behind the item embedding its layer's writes queued (the same model, one lane).
+background.own_lane(embed_summaries, "embedding")

@@ -13,6 +13,7 @@ from django.utils import timezone
 from apps.conversations.clustering import topic_clusters
 from apps.conversations.communities import communities_refresh, layers_needing_refresh
 from apps.conversations.models import Community
+from apps.conversations.vectors import communities_embed
 from apps.core import tokenizer
 from apps.layers.embedder import items_embed_pending
 from tests.conftest import Tenant
@@ -125,6 +126,7 @@ def test_communities_follow_message_writes_in_the_background(
     wait_background()  # type: ignore[operator]  # embeddings first, then this layer's communities
     topics = Community.objects.filter(layer_id=session, kind="topic").order_by("key")
     assert [set(c.members.values_list("id", flat=True)) for c in topics] == [set(ids[0::2]), set(ids[1::2])]
+    assert all(c.embedding for c in topics)  # embedded after the recomputation, in the same lane
     from apps.conversations.tasks import sweep_communities
 
     assert sweep_communities.run() == 0  # nothing left to do
@@ -155,3 +157,52 @@ def test_the_candidate_source_costs_three_queries_whatever_the_conversation(tena
     assert len(queries.captured_queries) == 3
     assert list(candidate.stands_in_for) == sorted(ids[:39])  # distances 21..59
     assert CommunitySource().candidates(SourceRequest(**{**request.__dict__, "window_layer_ids": ()})) == []
+
+
+def _billing_and_plants(tenant: Tenant, session: int) -> list[int]:
+    """Twelve old turns of an invoice-export task (its community), then eighteen recent ones about plants;
+    every turn and the community embedded. Returns the task's turns."""
+    start = timezone.now() - timedelta(days=2)
+    old = messages(
+        tenant,
+        session,
+        [
+            f"Billing step {i}: the invoice export job writes a CSV of every open invoice. It runs nightly."
+            for i in range(12)
+        ],
+        start=start,
+        task_ids=["BILL-7"],
+    )
+    messages(
+        tenant,
+        session,
+        [f"Turn {i}: we talk about the office plants. The ficus needs water twice a week." for i in range(18)],
+        start=start + timedelta(hours=1),
+    )
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    communities_refresh(layer_id=session)
+    assert communities_embed(layer_id=session) == Community.objects.filter(layer_id=session).count() > 0
+    return old
+
+
+def test_a_community_is_ranked_by_its_similarity_and_left_out_under_the_floor(tenant: Tenant, session: int) -> None:
+    old = _billing_and_plants(tenant, session)
+    ask = {"layer": session, "token_budget": 8000, "format": "json", "timeout_ms": 0}
+    on_topic = tenant.client.post("/api/v1/context/preview/", {**ask, "query": "invoice export"}, format="json").json()
+    (billing,) = [t for t in on_topic["trace"] if t["source"] == "community" and t["type"] == "task"]
+    assert billing["decision"] == "included" and billing["parts"]["vector_similarity"] > 0.8, billing
+    off_topic = {**ask, "query": "How often does the ficus need water?"}
+    plants = tenant.client.post("/api/v1/context/preview/", off_topic, format="json").json()
+    (left_out,) = [t for t in plants["trace"] if t["source"] == "community" and t["type"] == "task"]
+    assert left_out["decision"] == "excluded" and left_out["reason"] == "below_floor", left_out
+    assert left_out["parts"]["vector_similarity"] < billing["parts"]["vector_similarity"]
+    reasons = {t["id"]: t["reason"] for t in plants["trace"] if t["source"] == "item"}
+    assert not any(reasons.get(i) == "in_community" for i in old)  # a community left out stands in for nobody
+
+
+def test_a_recomputation_keeps_the_vectors_of_unchanged_communities(tenant: Tenant, session: int) -> None:
+    _billing_and_plants(tenant, session)
+    before = dict(Community.objects.filter(layer_id=session).values_list("key", "embedding"))
+    communities_refresh(layer_id=session, force=True)
+    after = dict(Community.objects.filter(layer_id=session).values_list("key", "embedding"))
+    assert after == before and all(after.values())

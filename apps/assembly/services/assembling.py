@@ -30,6 +30,7 @@ from apps.core.field_errors import INVALID_EXPAND_RELATED
 from apps.core.isolation import isolated
 from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
+from apps.engine.floor import HitFloor
 from apps.engine.policy import admitted
 from apps.engine.rank import fused_relevance
 from apps.engine.types import Reason, Source
@@ -259,7 +260,7 @@ def _gather_and_pack(
         warnings.append(note)
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
-    candidates, extra_trace = _candidates(
+    candidates, extra_trace, floor = _candidates(
         workspace, params, r, tree, window_layers, query_vector, warnings, deadline, timings
     )
     searched = sum(timings.ms.get(stage, 0.0) for stage in ("vector_search", "keyword_search", "embedding")) - waited
@@ -275,7 +276,11 @@ def _gather_and_pack(
     deadline.check("ranking")
     unranked: list[Candidate] = []
     with timings.stage("ranking"):
-        outcome.ranked = rank(candidates, context=context, scorer=r.scorer, failed=unranked)
+        ranked = rank(candidates, context=context, scorer=r.scorer, failed=unranked)
+        # A summary no closer to the query than its best hits does not pay its tokens (engine/floor.py).
+        floor = floor.raised(candidates)
+        outcome.ranked = [s for s in ranked if not floor.below(s.candidate)]
+        extra_trace += [_below_floor(s) for s in ranked if floor.below(s.candidate)]
     deadline.check("packing")
     with timings.stage("packing"):
         outcome.result = pack(outcome.ranked, r, r.budget, deadline)
@@ -297,7 +302,7 @@ def _candidates(
     warnings: list[str],
     deadline: Deadline,
     timings: StageTimes,
-) -> tuple[list[Candidate], list[TraceEntry]]:
+) -> tuple[list[Candidate], list[TraceEntry], HitFloor]:
     ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
     names = {k: v[2] for k, v in tree.items()}
     filters = ItemFilters(
@@ -356,7 +361,11 @@ def _candidates(
     elif not params.kinds or "summary" in params.kinds:
         summaries, error = isolated(
             lambda: layer_summaries(
-                workspace_id=workspace.pk, layer_ids=(*own, *ancestors), layer_names=names, user=params.user
+                workspace_id=workspace.pk,
+                layer_ids=(*own, *ancestors),
+                layer_names=names,
+                user=params.user,
+                query_vector=found.query_vector,
             ),
             what="layer summaries",
         )
@@ -381,6 +390,7 @@ def _candidates(
             group_id=params.group_id,
             window_layer_ids=window_layers,
             summary_distance=r.resolution.summary_distance,
+            query_vector=found.query_vector,
         )
     )
     candidates = candidates + hints
@@ -410,7 +420,7 @@ def _candidates(
         warnings.append("No context packages found")
     elif params.group_id and not any(c.kind == "package" and c.group_id in ("", params.group_id) for c in candidates):
         warnings.append(f"No context packages found for group {params.group_id}")
-    return candidates, extra_trace
+    return candidates, extra_trace, found.floor
 
 
 def _searched_layers(
@@ -452,6 +462,11 @@ def _summaries_before(
     if later is None:
         return summaries, []
     return [c for c in summaries if c.created_at < later], [c for c in summaries if c.created_at >= later]
+
+
+def _below_floor(s: Scored) -> TraceEntry:
+    """A ranked candidate left out under the similarity floor, with the score and parts it was ranked by."""
+    return replace(_filtered(s.candidate, reason=Reason.BELOW_FLOOR), score=s.score, parts=s.parts)
 
 
 def _filtered(c: Candidate, reason: str = Reason.FILTERED) -> TraceEntry:

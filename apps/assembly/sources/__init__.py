@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
@@ -30,6 +31,7 @@ class SourceRequest:
     group_id: str
     window_layer_ids: tuple[int, ...] = ()  # the conversation window's layers
     summary_distance: int = 20  # window messages beyond it may be stood in for by a community
+    query_vector: np.ndarray | None = None  # the query's vector, when there is one (ranks by similarity)
 
 
 class CandidateSource(Protocol):

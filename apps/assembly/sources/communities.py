@@ -4,7 +4,10 @@ A community stands in for its members that are beyond the summary distance of th
 window: its candidate carries their ids in `stands_in_for`, and the packer leaves out those
 members' window candidates ranked after it once it is in the context (engine/pack.py). Members
 that are pinned or important (decisions, user-marked) keep their own place. Three small queries,
-only when the request has a conversation window; no embedding, no model.
+only when the request has a conversation window. With a query vector, a community embedded by the
+configured model (conversations/vectors.py) has its similarity to the query, so rank places it like
+an item and the floor may leave it out (engine/floor.py); otherwise its relevance is the share of
+the query's words it holds. No model runs here.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections import defaultdict
 from apps.assembly.sources import SourceRequest
 from apps.conversations.importance import DECISION_IMPORTANCE
 from apps.conversations.models import Community, CommunityMember
+from apps.core import embeddings
+from apps.core.stored_vectors import similarity
 from apps.engine import Candidate
 from apps.engine.candidates import community_candidate
 from apps.layers.models import Item, ItemKind
@@ -69,8 +74,15 @@ class CommunitySource:
         for community_id, item_id in pairs:
             stands_in[community_id].append(item_id)
         out = []
+        vector = request.query_vector
+        model = embeddings.model_label() if vector is not None else ""
         for c in communities:
-            relevance = BASE_RELEVANCE + (1 - BASE_RELEVANCE) * _overlap(request.query, f"{c.title} {c.summary}")
+            sim = similarity(vector, c.embedding) if vector is not None and c.embedding_model == model else None
+            relevance = (
+                BASE_RELEVANCE + (1 - BASE_RELEVANCE) * _overlap(request.query, f"{c.title} {c.summary}")
+                if sim is None
+                else 0.0  # ranked by its similarity instead (engine/rank.py)
+            )
             out.append(
                 community_candidate(
                     c,
@@ -79,6 +91,7 @@ class CommunitySource:
                     metadata={"community": c.key},
                     stands_in_for=tuple(sorted(stands_in[c.pk])),
                     inherited_relevance=relevance,
+                    vector_similarity=sim,
                 )
             )
         return out

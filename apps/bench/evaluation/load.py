@@ -21,11 +21,13 @@ from typing import TextIO
 from django.db import transaction
 
 from apps.bench.evaluation.data import Conversation, Dataset, Turn
+from apps.conversations.vectors import communities_embed
 from apps.core import background
 from apps.core.progress import ProgressBar
 from apps.layers.embedder import items_embed_batch
 from apps.layers.models import Item, ItemKind, Layer, LayerKind
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.summaries.vectors import summaries_embed
 from apps.workspaces.models import Workspace
 from apps.workspaces.services import workspace_create
 
@@ -91,7 +93,7 @@ def _pending(workspace_id: int) -> int:
 def wait_embedded(*, workspace_id: int, progress: Progress, stream: TextIO | None = None) -> None:
     """Embed here (and let any background worker help) until nothing is pending, reporting progress
     (a bar on `stream` when given, else messages); then wait for the summaries and communities
-    queued behind the embedding."""
+    queued behind the embedding, and embed those of them still without a vector."""
     total = Item.objects.filter(workspace_id=workspace_id).count()
     deadline = time.monotonic() + EMBED_TIMEOUT_SECONDS
     started = time.monotonic()
@@ -115,6 +117,11 @@ def wait_embedded(*, workspace_id: int, progress: Progress, stream: TextIO | Non
     progress(f"embedding: {total}/{total} done; waiting for summaries and communities")
     if not background.wait_idle(SETTLE_SECONDS):
         progress("background work still running after the wait; going on")
+    # The summaries' and communities' vectors (assembly ranks them by similarity): what the background
+    # has not embedded yet is embedded here, so no question is asked while some have none.
+    stored = summaries_embed(workspace_id=workspace_id) + communities_embed(workspace_id=workspace_id)
+    if stored:
+        progress(f"embedded {stored} summaries and communities the background had not reached")
 
 
 def dataset_write(

@@ -20,9 +20,17 @@ from apps.web.selectors.candidates import REASONS, CandidateRow, reason_text
 # fusion's two and the half-life, which is a parameter, not a weight. The others are shown, not counted.
 WEIGHTED = tuple(f.name for f in fields(RankWeights) if f.name not in {"vector", "keyword", "recency_half_life_days"})
 TIMES = "\u00d7"
-# Decisions made before ranking (assembly's filters and stand-ins): these candidates have no rank.
+# Decided before packing (filters, stand-ins, the similarity floor): no place in the packing order.
 UNRANKED = frozenset(
-    {Reason.FILTERED, Reason.KIND_FILTER, Reason.IN_COMMUNITY, Reason.IN_PROMPT, Reason.PROFILE_EXCLUDED, Reason.FAILED}
+    {
+        Reason.FILTERED,
+        Reason.KIND_FILTER,
+        Reason.IN_COMMUNITY,
+        Reason.IN_PROMPT,
+        Reason.PROFILE_EXCLUDED,
+        Reason.FAILED,
+        Reason.BELOW_FLOOR,
+    }
 )
 
 

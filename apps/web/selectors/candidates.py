@@ -56,6 +56,7 @@ REASONS: dict[str, str] = {
     Reason.SUPERSEDED: "superseded by a newer item",
     Reason.IN_PROMPT: "the caller's prompt carries it already",
     Reason.PROFILE_EXCLUDED: "the agent profile excludes it",
+    Reason.BELOW_FLOOR: "less similar to the query than its best hits",
 }
 
 
