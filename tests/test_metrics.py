@@ -20,25 +20,11 @@ def test_it_serves_prometheus_text_without_authentication(client: Client) -> Non
 
 
 def test_it_counts_requests_by_route_and_status(client: Client, tenant: Tenant) -> None:
-    tenant.client.get("/api/v1/status/")
-    body = client.get("/metrics").content.decode()
-    line = next(
-        line
-        for line in body.splitlines()
-        if line.startswith("context_architect_http_requests_total{") and 'route="api/v1/status/"' in line
-    )
-    assert 'status="200"' in line and float(line.split()[-1]) >= 1
-
-
-def test_it_observes_the_latency_of_each_assembly(client: Client, tenant: Tenant) -> None:
-    def count() -> float:
+    def served_ok() -> float:  # the process's count so far: earlier tests of this process may have added to it
+        series = 'context_architect_http_requests_total{method="GET",route="api/v1/status/",status="200"} '
         body = client.get("/metrics").content.decode()
-        line = next(x for x in body.splitlines() if x.startswith("context_architect_assembly_latency_ms_count"))
-        return float(line.split()[-1])
+        return next((float(line.split()[-1]) for line in body.splitlines() if line.startswith(series)), 0.0)
 
-    before = count()
-    response = tenant.client.post(
-        "/api/v1/context/", {"layer": tenant.root.pk, "query": "anything", "token_budget": 100}, format="json"
-    )
-    assert response.status_code == 200
-    assert count() == before + 1
+    before = served_ok()
+    assert tenant.client.get("/api/v1/status/").status_code == 200
+    assert served_ok() == before + 1
