@@ -28,3 +28,17 @@ def test_it_counts_requests_by_route_and_status(client: Client, tenant: Tenant) 
     before = served_ok()
     assert tenant.client.get("/api/v1/status/").status_code == 200
     assert served_ok() == before + 1
+
+
+def test_it_observes_the_latency_of_each_assembly(client: Client, tenant: Tenant) -> None:
+    def count() -> float:
+        body = client.get("/metrics").content.decode()
+        line = next(x for x in body.splitlines() if x.startswith("context_architect_assembly_latency_ms_count"))
+        return float(line.split()[-1])
+
+    before = count()
+    response = tenant.client.post(
+        "/api/v1/context/", {"layer": tenant.root.pk, "query": "anything", "token_budget": 100}, format="json"
+    )
+    assert response.status_code == 200
+    assert count() == before + 1
