@@ -2,7 +2,9 @@
 
 A community carries its members' item ids. Its graph state (what it was computed from) is not
 archived: it names the source's item ids, so the periodic sweep recomputes the restored sessions'
-communities once, from the same messages (deterministic: the same keys and members).
+communities once, from the same messages (deterministic: the same keys and members). A community's
+vector travels with `?embeddings=1` like an item's; without it (or of another model) the restored
+communities are embedded in the background, as after any write.
 """
 
 from __future__ import annotations
@@ -10,24 +12,40 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from apps.conversations.models import Community, CommunityKind, CommunityMember, ItemAccess
-from apps.core.archive.parts import ArchivePart, ExportScope, RestoreScope, Row, RowError, batched, register
+from apps.conversations.tasks import embed_communities
+from apps.core import background
+from apps.core.archive.parts import (
+    ArchivePart,
+    ExportScope,
+    RestoreScope,
+    Row,
+    RowError,
+    batched,
+    register,
+    stored_vector_export,
+    stored_vector_restore,
+)
 
 COMMUNITY_FIELDS = ("kind", "key", "title", "summary", "summary_tokens", "first_at", "last_at", "computed_at")
 
 
 def communities_export(scope: ExportScope) -> Iterable[Row]:
     communities = Community.objects.filter(workspace_id=scope.workspace_id).order_by("id")
-    for batch in batched(iter(communities.values("id", "layer_id", *COMMUNITY_FIELDS).iterator(chunk_size=500)), 500):
+    fields: tuple[str, ...] = ("id", "layer_id", *COMMUNITY_FIELDS)
+    if scope.embeddings:
+        fields = (*fields, "embedding", "embedding_model")
+    for batch in batched(iter(communities.values(*fields).iterator(chunk_size=500)), 500):
         members: dict[int, list[int]] = {}
         rows = CommunityMember.objects.filter(community_id__in=[c["id"] for c in batch]).order_by("item_id")
         for community_id, item_id in rows.values_list("community_id", "item_id"):
             members.setdefault(community_id, []).append(item_id)
         for row in batch:
-            yield {"layer": row.pop("layer_id"), **row, "members": members.get(row["id"], [])}
+            out = {"layer": row.pop("layer_id"), **row, "members": members.get(row["id"], [])}
+            yield stored_vector_export(out) if scope.embeddings else out
 
 
 def communities_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
-    count = 0
+    count, pending = 0, False
     for batch in batched(rows, 500):
         built = []
         for row in batch:
@@ -38,6 +56,7 @@ def communities_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
                     workspace_id=scope.workspace_id,
                     layer_id=scope.ids.get("layer", row["layer"]),
                     **{f: row[f] for f in COMMUNITY_FIELDS},
+                    **stored_vector_restore(scope, row),
                 )
             )
         created = Community.objects.bulk_create(built)
@@ -46,7 +65,10 @@ def communities_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
             for row, community in zip(batch, created, strict=True)
             for item in row["members"]
         )
+        pending = pending or any(community.embedding is None for community in built)
         count += len(built)
+    if pending:
+        background.enqueue(embed_communities, None)
     return count
 
 

@@ -1,15 +1,29 @@
 """The summaries app's parts of a workspace archive: layer configurations and summaries (apps/core/archive).
 
 A personalized summary names its reader by username; it is restored for a member of the target
-workspace of that name, and left out otherwise (the next run makes one for the readers there).
+workspace of that name, and left out otherwise (the next run makes one for the readers there). A
+summary's vector travels with `?embeddings=1` like an item's; without it (or of another model) the
+restored rows are embedded in the background, as after any write.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from apps.core.archive.parts import ArchivePart, ExportScope, RestoreScope, Row, RowError, batched, register
+from apps.core import background
+from apps.core.archive.parts import (
+    ArchivePart,
+    ExportScope,
+    RestoreScope,
+    Row,
+    RowError,
+    batched,
+    register,
+    stored_vector_export,
+    stored_vector_restore,
+)
 from apps.summaries.models import Depth, LayerConfig, Summary
+from apps.summaries.tasks import embed_summaries
 from apps.workspaces.selectors import member_ids_by_username
 
 CONFIG_FIELDS = (
@@ -49,18 +63,17 @@ def configs_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
 
 def summaries_export(scope: ExportScope) -> Iterable[Row]:
     rows = Summary.objects.filter(workspace_id=scope.workspace_id).order_by("id")
-    fields = ("layer_id", "personalized_for__username", "personalization_ref", *SUMMARY_FIELDS)
+    fields: tuple[str, ...] = ("layer_id", "personalized_for__username", "personalization_ref", *SUMMARY_FIELDS)
+    if scope.embeddings:
+        fields = (*fields, "embedding", "embedding_model")
     for row in rows.values(*fields).iterator(chunk_size=2000):
-        yield {
-            "layer": row.pop("layer_id"),
-            "personalized_for": row.pop("personalized_for__username"),
-            **row,
-        }
+        out = {"layer": row.pop("layer_id"), "personalized_for": row.pop("personalized_for__username"), **row}
+        yield stored_vector_export(out) if scope.embeddings else out
 
 
 def summaries_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
     readers = member_ids_by_username(workspace_id=scope.workspace_id)
-    count = 0
+    count, pending = 0, False
     for batch in batched(rows, 1000):
         built = []
         for row in batch:
@@ -79,10 +92,14 @@ def summaries_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
                     personalized_for_id=readers.get(reader) if reader is not None else None,
                     personalization_ref=ref,
                     **{f: row[f] for f in SUMMARY_FIELDS},
+                    **stored_vector_restore(scope, row),
                 )
             )
         Summary.objects.bulk_create(built)
+        pending = pending or any(summary.embedding is None for summary in built)
         count += len(built)
+    if pending:
+        background.enqueue(embed_summaries, None)
     return count
 
 

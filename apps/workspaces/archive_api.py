@@ -33,6 +33,8 @@ from apps.workspaces.models import Scope, Workspace
 MEDIA_TYPE = "application/zip"
 CHUNK = 1 << 20
 
+VECTORS_HELP = "Include the vectors of items, summaries and communities (kB per row)."
+
 
 class ArchiveParser(BaseParser):
     """The body as a file (spooled to disk past 8 MB), for the zip reader's random access."""
@@ -73,12 +75,10 @@ class WorkspaceExportApi(APIView):
     required_scope = Scope.ADMIN
 
     class Query(StrictSerializer):
-        embeddings = serializers.BooleanField(default=False, help_text="Include the items' vectors (kB per item).")
+        embeddings = serializers.BooleanField(default=False, help_text=VECTORS_HELP)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("embeddings", OpenApiTypes.BOOL, description="Include the items' vectors (kB per item).")
-        ],
+        parameters=[OpenApiParameter("embeddings", OpenApiTypes.BOOL, description=VECTORS_HELP)],
         responses={(200, MEDIA_TYPE): OpenApiResponse(OpenApiTypes.BINARY, description="The workspace archive")},
     )
     def get(self, request: Request) -> StreamingHttpResponse:

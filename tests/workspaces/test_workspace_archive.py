@@ -13,9 +13,11 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from apps.conversations.models import Community
 from apps.core.archive.parts import archive_parts
 from apps.core.versions import content_version_peek
 from apps.layers.models import Item, Layer
+from apps.summaries.models import Summary
 from apps.workspaces.models import ApiKey, Scope
 from apps.workspaces.services import api_key_create
 from tests.conftest import Tenant, admin_client, make_tenant
@@ -95,6 +97,9 @@ def test_a_workspace_restored_into_a_fresh_one_answers_the_same_contexts(source:
     assert manifest["format"] == "contextarch.workspace" and manifest["format_version"] == 1
     assert manifest["embeddings"] is True and manifest["workspace"]["slug"] == "acme"
     assert manifest["members"]["items.jsonl"]["rows"] == Item.objects.filter(workspace=source.tenant.workspace).count()
+    for name in ("summaries.jsonl", "communities.jsonl"):  # ranked by their vectors like items: they travel too
+        rows = [orjson.loads(line) for line in members(archive)[name].splitlines()]
+        assert rows and all(len(row["embedding"]) == 384 and row["embedding_model"] for row in rows), name
 
     answer = restore(admin_client(target), archive)
     assert answer.status_code == 201, answer.content
@@ -133,6 +138,8 @@ def test_without_embeddings_the_copy_is_embedded_again_and_answers_the_same(
     assert restore(admin_client(target), archive).status_code == 201
     wait_background()
     assert not Item.objects.filter(workspace=target.workspace, embedding__isnull=True).exists()
+    assert not Summary.objects.filter(workspace=target.workspace, embedding__isnull=True).exists()
+    assert not Community.objects.filter(workspace=target.workspace, embedding__isnull=True).exists()
     assert contexts(target.client) == before
 
 

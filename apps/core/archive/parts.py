@@ -13,6 +13,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from django.conf import settings
+
+from apps.core.stored_vectors import vector_pack, vector_unpack
+
 Row = dict[str, Any]
 
 
@@ -45,14 +50,14 @@ class IdMap:
 @dataclass(frozen=True)
 class ExportScope:
     workspace_id: int
-    embeddings: bool  # item vectors in the archive (several kB per item)
+    embeddings: bool  # the vectors of items, summaries and communities in the archive (kB per row)
 
 
 @dataclass(frozen=True)
 class RestoreScope:
     workspace_id: int
     ids: IdMap
-    embeddings: bool  # the archive holds item vectors
+    embeddings: bool  # the archive holds vectors
     embedding_model: str  # this instance's "provider:model": vectors of another model are left out
 
 
@@ -148,3 +153,26 @@ def model_part(
         occupied=occupied or (lambda workspace_id: rows(workspace_id).exists()),
         count=lambda scope: rows(scope.workspace_id).count(),
     )
+
+
+def stored_vector_export(row: Row) -> Row:
+    """A row of a table with a stored vector (core.stored_vectors), its bytes as a list of floats."""
+    data = row.pop("embedding", None)
+    vector = vector_unpack(data)
+    row["embedding"] = None if vector is None else vector.tolist()
+    return row
+
+
+def stored_vector_restore(scope: RestoreScope, row: Row) -> dict[str, Any]:
+    """The vector fields of a restored row: the archive's vector when it is of this instance's model,
+    none otherwise (the row is embedded again here, as after any write)."""
+    vector = row.get("embedding") if scope.embeddings else None
+    if vector is None or row.get("embedding_model") != scope.embedding_model:
+        return {"embedding": None, "embedding_model": ""}
+    try:
+        array = np.asarray(vector, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise RowError(f"the embedding is not {settings.EMBEDDING_DIMENSIONS} finite numbers") from None
+    if array.shape != (settings.EMBEDDING_DIMENSIONS,) or not np.isfinite(array).all():
+        raise RowError(f"the embedding is not {settings.EMBEDDING_DIMENSIONS} finite numbers")
+    return {"embedding": vector_pack(array), "embedding_model": row["embedding_model"]}

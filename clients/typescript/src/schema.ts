@@ -12902,7 +12902,7 @@ export interface operations {
     v1_workspace_export_retrieve: {
         parameters: {
             query?: {
-                /** @description Include the items' vectors (kB per item). */
+                /** @description Include the vectors of items, summaries and communities (kB per row). */
                 embeddings?: boolean;
             };
             header?: never;

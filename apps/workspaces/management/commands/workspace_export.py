@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.core.archive.export import archive_export
 from apps.core.archive.progress import BarProgress
 from apps.core.progress import command_stream
-from apps.workspaces.archive_api import archive_source
+from apps.workspaces.archive_api import VECTORS_HELP, archive_source
 from apps.workspaces.selectors import workspace_get_by_slug
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("workspace", help="The workspace's slug.")
         parser.add_argument("path", type=Path, help="The archive to write (replaced if it exists).")
-        parser.add_argument("--embeddings", action="store_true", help="Include the items' vectors (kB per item).")
+        parser.add_argument("--embeddings", action="store_true", help=VECTORS_HELP)
 
     def handle(self, *args: Any, **options: Any) -> None:
         workspace = workspace_get_by_slug(slug=options["workspace"])
