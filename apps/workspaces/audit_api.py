@@ -58,6 +58,9 @@ class AuditListApi(APIView):
             OpenApiParameter("action", str, description="create, update, delete, revoke"),
             OpenApiParameter("since", str, description="ISO 8601: only changes at or after"),
             OpenApiParameter("until", str, description="ISO 8601: only changes before"),
+            OpenApiParameter(
+                "q", str, description="Only changes with this text in the object's label or id, the actor or the values"
+            ),
         ],
         responses=AuditEntryOutput(many=True),
     )
@@ -73,6 +76,7 @@ class AuditListApi(APIView):
             action=params.get("action") or "",
             since=_when(params.get("since"), "since"),
             until=_when(params.get("until"), "until"),
+            text=(params.get("q") or "").strip(),
         )
         entries = audit_entries(workspace=workspace_of(request), filters=filters)
         paginator = self.pagination_class()

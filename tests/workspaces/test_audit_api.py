@@ -74,6 +74,11 @@ def test_every_kind_of_change_is_recorded_with_who_and_the_values(tenant: Tenant
 
     only = admin.get("/api/v1/audit/", {"target_kind": "item"}).json()["results"]
     assert {e["target_kind"] for e in only} == {"item"} and len(only) == 3
+    # Text within the values, any case: the item's first content is in its update's values only.
+    found = admin.get("/api/v1/audit/", {"q": "old."}).json()["results"]
+    assert [(e["target_kind"], e["action"]) for e in found] == [("item", "update")]
+    assert [e["target_kind"] for e in admin.get("/api/v1/audit/", {"q": "bullets"}).json()["results"]] == ["template"]
+    assert admin.get("/api/v1/audit/", {"q": "no such text anywhere"}).json()["results"] == []
     assert admin.get("/api/v1/audit/", {"target_kind": "nope"}).json()["error"]["code"] == "invalid_target_kind"
     assert admin.get("/api/v1/audit/", {"since": "yesterday"}).json()["error"]["code"] == "invalid_since"
     assert c.get("/api/v1/audit/").status_code == 403  # a read+write key: not an admin

@@ -2758,6 +2758,8 @@ export interface operations {
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /** @description Only changes with this text in the object's label or id, the actor or the values */
+                q?: string;
                 /** @description ISO 8601: only changes at or after */
                 since?: string;
                 /** @description Only changes of this object */
