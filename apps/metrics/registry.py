@@ -113,6 +113,13 @@ SUMMARY_FALLBACKS = Counter(
     ["kind"],
     registry=REGISTRY,
 )
+SUPERSESSION_JUDGE_FALLBACKS = Counter(
+    "context_architect_supersession_judge_fallbacks",
+    "Supersession candidates left to the rule-based detector because the configured LLM could not judge "
+    "them, by reason (budget: the day's LLM budget was spent; failed: the call failed or its reply was unreadable).",
+    ["reason"],
+    registry=REGISTRY,
+)
 CACHE_HITS = Counter(
     "context_architect_cache_hits",
     "Summary reads answered by the Redis cache.",

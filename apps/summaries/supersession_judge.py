@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from apps.layers.models import Detector
 from apps.layers.supersession_judge import JudgeFailed, Judgement, Question, Statement, Verdict, judge_register
+from apps.metrics.registry import SUPERSESSION_JUDGE_FALLBACKS
 from apps.summaries import budget, llm
 
 MAX_TOKENS = 300  # the reply: a few ids with a short reason each
@@ -84,8 +85,10 @@ def llm_judge(question: Question) -> Judgement | None:
             messages, max_tokens=MAX_TOKENS, parse=lambda text: parse(text, ids=ids), retries=False, reserve=hold
         )
     except llm.BudgetSpent as exc:
+        SUPERSESSION_JUDGE_FALLBACKS.labels(reason="budget").inc()
         raise JudgeFailed("the daily LLM budget is spent") from exc
     except llm.LlmUnavailable as exc:
+        SUPERSESSION_JUDGE_FALLBACKS.labels(reason="failed").inc()
         raise JudgeFailed(f"the LLM failed ({exc.last_error[:120]})") from exc
     verdicts: tuple[Verdict, ...] = reply.value
     return Judgement(

@@ -12,6 +12,7 @@ from django.test import override_settings
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer, SupersessionProposal
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.metrics.registry import REGISTRY
 from apps.summaries.models import SummaryUsage
 from tests.conftest import Tenant
 from tests.summaries.llm_server import FakeLlm, fake_llm
@@ -45,6 +46,11 @@ def fact(layer: Layer, content: str) -> Item:
 
 def proposals(new: Item) -> list[SupersessionProposal]:
     return list(SupersessionProposal.objects.filter(new=new))
+
+
+def fallbacks(reason: str) -> float:
+    found = REGISTRY.get_sample_value("context_architect_supersession_judge_fallbacks_total", {"reason": reason})
+    return found or 0.0
 
 
 def test_the_llm_decides_and_its_reason_is_kept(llm: FakeLlm, people: Layer) -> None:
@@ -81,9 +87,11 @@ def test_an_id_the_llm_was_not_asked_about_is_ignored(llm: FakeLlm, people: Laye
 def test_when_the_llm_fails_the_rules_decide_and_say_why_with_one_attempt(llm: FakeLlm, people: Layer) -> None:
     old = fact(people, "Alice lives in Paris.")
     llm.fail_next = 5
+    before = fallbacks("failed")
     new = fact(people, "Alice moved to Berlin.")
     (proposal,) = proposals(new)
     assert (proposal.old_id, proposal.detector) == (old.pk, "rules")
+    assert fallbacks("failed") == before + 1  # counted in /metrics
     assert "rule-based because the LLM failed (" in proposal.reason and "similarity" in proposal.reason
     assert len(llm.requests) == 1  # no retries in the embedder's batch: the rules are the fallback
     assert SummaryUsage.objects.get(workspace_id=people.workspace_id).reserved_tokens == 0
@@ -100,9 +108,11 @@ def test_an_unreadable_reply_falls_back_to_the_rules(llm: FakeLlm, people: Layer
 
 def test_a_spent_budget_asks_nothing_and_the_rules_decide(llm: FakeLlm, people: Layer) -> None:
     fact(people, "Alice lives in Paris.")
+    before = fallbacks("budget")
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=50):
         new = fact(people, "Alice moved to Berlin.")
     (proposal,) = proposals(new)
+    assert fallbacks("budget") == before + 1
     assert proposal.detector == "rules" and proposal.reason.endswith("rule-based because the daily LLM budget is spent")
     assert llm.requests == []
 
