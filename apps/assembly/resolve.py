@@ -104,9 +104,13 @@ def _scorer(name: str) -> Scorer:
 
 
 def _draft(workspace: Workspace, name: str | None, draft: ProfileInput) -> AgentProfile:
-    """An unsaved profile with `draft`'s settings (checked by the profiles' one validator)."""
+    """An unsaved profile with `draft`'s settings (checked by the profiles' one validator) and the stored
+    profile's excluded items: a draft changes settings, and the items left out are the profile's, so
+    "try it" leaves out what every other run with the profile does (the same check in `_candidates`)."""
     profile_check(data=draft)
-    return AgentProfile(workspace=workspace, name=name or "draft", **asdict(draft))
+    stored = AgentProfile.objects.filter(workspace=workspace, name=name).first() if name else None
+    excluded = list(stored.excluded_items or []) if stored is not None else []
+    return AgentProfile(workspace=workspace, name=name or "draft", excluded_items=excluded, **asdict(draft))
 
 
 def resolve(
