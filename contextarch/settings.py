@@ -532,6 +532,7 @@ SUMMARY_LLM_BACKOFF_SECONDS = (1.0, 2.0, 4.0)
 # the run (with its retries) in the background and answers at once with the job's state.
 SUMMARY_LLM_FAILING_SECONDS = env_int("SUMMARY_LLM_FAILING_SECONDS", 60, minimum=0)
 SUMMARY_LLM_ALERT_AFTER = env_int("SUMMARY_LLM_ALERT_AFTER", 3, minimum=1)
+SUMMARY_LLM_BATCH = env_int("SUMMARY_LLM_BATCH", 8, minimum=1)  # passages (communities, messages) per LLM call
 # Daily LLM budget per workspace, in tokens and in USD at the price below; past either, extractive.
 SUMMARY_DAILY_TOKEN_BUDGET = env_int("SUMMARY_DAILY_TOKEN_BUDGET", 500_000, minimum=0)
 SUMMARY_DAILY_USD_BUDGET = env_float("SUMMARY_DAILY_USD_BUDGET", 1.0, minimum=0.0)

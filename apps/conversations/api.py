@@ -134,6 +134,8 @@ def _communities_body(communities: list[Community]) -> dict[str, Any]:
                 "title": c.title,
                 "summary": c.summary,
                 "summary_tokens": c.summary_tokens,
+                "summary_provider": c.summary_provider,
+                "summary_note": c.summary_note,
                 "members": members[c.pk],
                 "first_at": c.first_at,
                 "last_at": c.last_at,

@@ -1,5 +1,10 @@
 """Computing a conversation's communities: one per task, one per topic cluster, each summarised.
 
+Summaries and titles are extractive by default; with an LLM configured they are the LLM's, written
+in batches within the daily budget (apps/summaries/batch.py) and kept across recomputations while
+a community's text is unchanged (`source_hash`: no second call). A community the LLM could not
+write keeps the extractive text with `summary_note` saying why, and the sweep tries it again.
+
 Runs in the background after message writes (apps/core/background.py) and on demand; never on
 the assembly hot path. Recomputing replaces a layer's communities in one transaction, with keys
 that stay the same for an unchanged conversation. A fingerprint of the messages (ids, content
@@ -25,7 +30,7 @@ from apps.conversations.vectors import vector_fields, vectors_carried
 from apps.core import background, tokenizer
 from apps.core.versions import content_changed
 from apps.layers.models import Item, ItemKind, Layer
-from apps.summaries.extractive import extractive_summary
+from apps.summaries.batch import Passage, Written, passages_summarize
 
 TITLE_TOKENS = 20
 
@@ -54,38 +59,82 @@ def _load(layer_id: int) -> tuple[list[_Message], str]:
     return messages, digest.hexdigest()
 
 
-def _summarise(kind: str, key: str, members: list[_Message]) -> dict[str, Any]:
-    texts = [m.text for m in members]
-    summary = extractive_summary(texts, settings.COMMUNITY_SUMMARY_TOKENS)
-    headline = extractive_summary(texts, TITLE_TOKENS)
-    title = f"Task {key}: {headline}" if kind == CommunityKind.TASK else headline
+@dataclass(frozen=True)
+class _Group:
+    kind: str
+    key: str
+    members: list[_Message]
+
+    @property
+    def passage(self) -> Passage:
+        return Passage(texts=tuple(m.text for m in self.members))
+
+    @property
+    def source_hash(self) -> str:
+        """What its summary and title are written from: a task's key is in its title, a topic's is not."""
+        key = self.key if self.kind == CommunityKind.TASK else ""
+        return Passage(texts=(self.kind, key, self.passage.digest)).digest
+
+
+def _group_rows(groups: list[_Group], written: list[Written]) -> list[dict[str, Any]]:
     encoding = tokenizer.encoding_for_model(settings.DEFAULT_MODEL).encoding
-    return {
-        "kind": kind,
-        "key": key,
-        "title": title[:500],
-        "summary": summary,
-        "summary_tokens": tokenizer.count_tokens(summary, encoding),
-        "first_at": members[0].created_at,
-        "last_at": members[-1].created_at,
-        "members": [m.id for m in members],
-    }
+    rows = []
+    for group, text in zip(groups, written, strict=True):
+        title = f"Task {group.key}: {text.title}" if group.kind == CommunityKind.TASK else text.title
+        rows.append(
+            {
+                "kind": group.kind,
+                "key": group.key,
+                "title": title[:500],
+                "summary": text.summary,
+                "summary_tokens": tokenizer.count_tokens(text.summary, encoding),
+                "summary_provider": text.provider,
+                "summary_note": text.note[:300],
+                "source_hash": group.source_hash,
+                "first_at": group.members[0].created_at,
+                "last_at": group.members[-1].created_at,
+                "members": [m.id for m in group.members],
+            }
+        )
+    return rows
 
 
-def _groups(messages: list[_Message]) -> list[dict[str, Any]]:
+def _written(layer: Layer, groups: list[_Group]) -> list[Written]:
+    """Each group's summary and title: an LLM's kept from the last run when its text is unchanged (no
+    call), the rest written now, batched (apps/summaries/batch.py); extractive without an LLM."""
+    kept: dict[str, Written] = {}
+    if settings.SUMMARY_PROVIDER == "llm":
+        rows = Community.objects.filter(layer=layer, summary_provider__startswith="llm:").values_list(
+            "source_hash", "kind", "key", "title", "summary", "summary_provider"
+        )
+        for source_hash, kind, key, title, summary, provider in rows:
+            raw = title.removeprefix(f"Task {key}: ") if kind == CommunityKind.TASK else title
+            kept[source_hash] = Written(summary=summary, title=raw, provider=provider)
+    missing = [g for g in groups if g.source_hash not in kept]
+    fresh = passages_summarize(
+        workspace_id=layer.workspace_id,
+        passages=[g.passage for g in missing],
+        summary_tokens=settings.COMMUNITY_SUMMARY_TOKENS,
+        title_tokens=TITLE_TOKENS,
+    )
+    kept |= {g.source_hash: w for g, w in zip(missing, fresh, strict=True)}
+    return [kept[g.source_hash] for g in groups]
+
+
+def _groups(messages: list[_Message]) -> list[_Group]:
     by_task: dict[str, list[_Message]] = defaultdict(list)
     for m in messages:
         for task in m.task_ids:
             by_task[task].append(m)
     out = [
-        _summarise(CommunityKind.TASK, task, members)
+        _Group(CommunityKind.TASK, task, members)
         for task, members in sorted(by_task.items())
         if len(members) >= settings.COMMUNITY_TASK_MIN_MESSAGES
     ]
     embedded = [m for m in messages if m.embedding is not None][-settings.COMMUNITY_MAX_MESSAGES :]
     clusters = topic_clusters([m.embedding for m in embedded], min_size=settings.COMMUNITY_MIN_MESSAGES)
     for number, indices in enumerate(clusters, start=1):
-        out.append(_summarise(CommunityKind.TOPIC, f"topic-{number}", [embedded[i] for i in indices]))
+        out.append(_Group(CommunityKind.TOPIC, f"topic-{number}", [embedded[i] for i in indices]))
     return out
 
 
@@ -141,16 +190,20 @@ def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | N
         return None
     messages, fingerprint = _load(layer_id)
     state = GraphState.objects.filter(layer=layer).first()
-    if not force and state is not None and state.fingerprint == fingerprint:
+    if not force and state is not None and state.fingerprint == fingerprint and not state.summaries_pending:
         return None
+    groups = _groups(messages)
+    rows = _group_rows(groups, _written(layer, groups))
     return communities_replace(
         layer=layer,
-        groups=_groups(messages),
+        groups=rows,
         now=now,
         state={
             "fingerprint": fingerprint,
             "message_count": len(messages),
             "pending_embeddings": sum(1 for m in messages if m.embedding is None),
+            # an LLM configured but not used (failing, budget spent): the sweep tries again
+            "summaries_pending": any(row["summary_note"] for row in rows),
         },
     )
 
@@ -165,6 +218,7 @@ def layers_needing_refresh() -> list[int]:
         .filter(
             Q(layer__graph_state__isnull=True)
             | Q(layer__graph_state__pending_embeddings__gt=0)
+            | Q(layer__graph_state__summaries_pending=True)
             | ~Q(n=F("layer__graph_state__message_count"))
             | Q(last__gt=F("layer__graph_state__computed_at"))
         )

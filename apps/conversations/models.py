@@ -51,6 +51,11 @@ class Community(models.Model):
     title = models.CharField(max_length=500)
     summary = models.TextField()
     summary_tokens = models.PositiveIntegerField(default=0)
+    # Who wrote the summary and title ("extractive", "llm:<model>"), why not the configured LLM (empty:
+    # it did, or none is configured), and the hash of what they were written from (kept across runs).
+    summary_provider = models.CharField(max_length=64, default="extractive")
+    summary_note = models.CharField(max_length=300, blank=True, default="")
+    source_hash = models.CharField(max_length=64, blank=True, default="")
     # The title and summary's passage vector (apps/conversations/vectors.py), compared with the query
     # in process (apps/core/stored_vectors.py): assembly ranks the community by relevance like an item.
     # None until the background embeds it; kept across recomputations that leave the text unchanged.
@@ -92,6 +97,7 @@ class GraphState(models.Model):
     fingerprint = models.CharField(max_length=64)
     message_count = models.PositiveIntegerField(default=0)
     pending_embeddings = models.PositiveIntegerField(default=0)  # > 0: the sweep looks again
+    summaries_pending = models.BooleanField(default=False)  # an LLM summary fell back: the sweep looks again
     computed_at = models.DateTimeField()
 
     def __str__(self) -> str:

@@ -32,6 +32,7 @@ _ANAPHORA = re.compile(r"(?:she|he|it|they|this|that|these|those|its|their|his|h
 ANAPHORA_DAMPING = 0.5
 QUESTION_DAMPING = 0.7
 REDUNDANT_SIMILARITY = 0.8
+TITLE_SUPPORT_FLOOR = 0.5  # a title's information counts at least this much though no other text echoes it
 MIN_FILL_TOKENS = 4  # less room than this is not worth a clipped sentence
 MAX_CANDIDATES = 4000  # sentences tried per summary; beyond it the tail is never central enough
 
@@ -133,11 +134,7 @@ def _centrality(sentences: list[_Sentence], focus: Sequence[str] = ()) -> list[f
             scores.append(0.0)
             continue
         cos = sum(w * centroid.get(t, 0.0) for t, w in s.weights.items()) / (s.norm * c_norm)
-        # Fragments say little, a question asks rather than tells, and a sentence opening on a
-        # pronoun leans on one the reader will not see.
-        damp = min(1.0, len(s.weights) / 6) * (ANAPHORA_DAMPING if _ANAPHORA.match(s.text) else 1.0)
-        damp *= QUESTION_DAMPING if s.text.endswith("?") else 1.0
-        scores.append(cos * damp)
+        scores.append(cos * _damping(s))
     return scores
 
 
@@ -165,6 +162,7 @@ class Ranked:
     order: list[int]  # sentence indexes, most central first (ties: earlier first)
     encoding: str
     lengths: dict[int, int]  # exact token counts, filled lazily and shared across targets
+    scores: list[float]  # centrality of each sentence
 
     def length(self, i: int) -> int:
         if i not in self.lengths:
@@ -181,7 +179,7 @@ def rank(texts: Sequence[str], *, model: str | None = None, focus: Sequence[str]
     sentences = _vectorize(raw)
     scores = _centrality(sentences, focus)
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:MAX_CANDIDATES]
-    return Ranked(sentences=sentences, order=order, encoding=encoding, lengths={})
+    return Ranked(sentences=sentences, order=order, encoding=encoding, lengths={}, scores=scores)
 
 
 def select(ranked: Ranked, max_tokens: int) -> str:
@@ -256,3 +254,70 @@ def _leading_tokens(text: str, max_tokens: int, encoding: str) -> str:
             return out
         tokens = tokens[:-1]
     return ""
+
+
+def _damping(sentence: _Sentence) -> float:
+    """Fragments say little, a question asks rather than tells, and a sentence opening on a pronoun
+    leans on one the reader will not see."""
+    damp = min(1.0, len(sentence.weights) / 6) * (ANAPHORA_DAMPING if _ANAPHORA.match(sentence.text) else 1.0)
+    return damp * (QUESTION_DAMPING if sentence.text.endswith("?") else 1.0)
+
+
+def _support(sentences: list[_Sentence]) -> list[float]:
+    """How much of the other texts each sentence says: its cosine with the centroid of every text but its
+    own, damped as centrality is. A text of one short sentence (a greeting, "Thanks, see you!") is its
+    own text's whole vector, so plain centrality ranks it high in a small group; the others' terms do not."""
+    per_text: dict[int, defaultdict[str, float]] = {}
+    for s in sentences:
+        if s.norm:
+            vector = per_text.setdefault(s.source, defaultdict(float))
+            for t, w in s.weights.items():
+                vector[t] += w / s.norm
+    unit: dict[int, dict[str, float]] = {}
+    centroid: defaultdict[str, float] = defaultdict(float)
+    for source, vector in per_text.items():
+        v_norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
+        unit[source] = {t: w / v_norm for t, w in vector.items()}
+        for t, w in unit[source].items():
+            centroid[t] += w
+    scores = []
+    for s in sentences:
+        if not s.norm:
+            scores.append(0.0)
+            continue
+        own = unit[s.source]
+        others = {t: w - own.get(t, 0.0) for t, w in centroid.items()}
+        o_norm = math.sqrt(sum(w * w for w in others.values() if w > 1e-12))
+        cos = sum(w * others.get(t, 0.0) for t, w in s.weights.items()) / (s.norm * o_norm) if o_norm > 1e-9 else 0.0
+        scores.append(max(cos, 0.0) * _damping(s))
+    return scores
+
+
+def extractive_title(texts: Sequence[str], max_tokens: int, *, model: str | None = None) -> str:
+    """One sentence of `texts` naming what they are about, clipped to `max_tokens` (exact count).
+
+    The sentence with the most information (the summed tf-idf of its terms: many words, rare ones
+    weighing most), weighed by how much of the other texts it says (`_support`): in a chat the chatter
+    ("Hey Sam!", "Thanks, see you!") repeats the same few words, so it supports itself but says little.
+    A title is one informative sentence cut short, never the few short sentences that happen to fit
+    the target whole, which is what `extractive_summary` at a title's size picks when the central
+    sentences are long. "" when there is no text.
+    """
+    ranked = rank(texts, model=model)
+    if ranked is None or max_tokens <= 0:
+        return ""
+    sentences = ranked.sentences
+    support = _support(sentences)
+    information = [sum(s.weights.values()) * _damping(s) for s in sentences]
+    richest = max(information) or 1.0
+    # Support as the cosine itself, not relative to the best: in a small group of chat turns the best
+    # may be a word or two shared by chance ("good", a name), too little to outweigh information.
+    score = [(information[i] / richest) * (TITLE_SUPPORT_FLOOR + support[i]) for i in range(len(sentences))]
+    best = max(ranked.order, key=lambda i: (score[i], -i))  # ties: the earlier
+    text = sentences[best].text
+    if count_tokens(text, ranked.encoding) <= max_tokens:
+        return text
+    fits = _Fits(ranked.encoding, max_tokens)
+    return clip_words(text, lambda t: fits([t]), least=1, trim=",;:-\u2013") or _leading_tokens(
+        text, max_tokens, ranked.encoding
+    )

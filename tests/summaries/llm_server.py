@@ -31,6 +31,7 @@ class FakeLlm:
     requests: list[dict[str, Any]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     on_request: Callable[[], None] | None = None  # runs while the caller waits for the answer
+    respond: Callable[[dict[str, Any]], Any] | None = None  # the reply made from the request, instead of `reply`
 
     @property
     def base_url(self) -> str:
@@ -52,7 +53,7 @@ def _handler(state: FakeLlm) -> type[BaseHTTPRequestHandler]:
                 state.fail_next -= 1
                 self._send(500, {"error": {"message": "upstream overloaded", "type": "server_error"}})
                 return
-            content = json.dumps(state.reply)
+            content = json.dumps(state.reply if state.respond is None else state.respond(body))
             self._send(
                 200,
                 {

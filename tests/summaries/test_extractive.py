@@ -94,3 +94,18 @@ def test_property_exact_bound_and_determinism(texts: list[str], target: int) -> 
     assert summary == extractive_summary(list(texts), target)
     if any(t.strip() for t in texts):
         assert summary  # some text always fits one token or more
+
+
+def test_a_title_is_the_informative_sentence_not_the_chatter_that_fits_whole() -> None:
+    from apps.summaries.extractive import extractive_title
+
+    chat = [
+        "Hey Sam! Pretty good, thanks.",
+        "Good good. Hey, what happened with your old car?",
+        "The mechanic said the transmission of my old Honda Civic is finished after 200,000 miles.",
+        "Haha awesome. Talk soon!",
+        "Thanks Sam, see you!",
+    ]
+    title = extractive_title(chat, 20)
+    assert title.startswith("The mechanic said the transmission of my old Honda Civic")
+    assert extractive_title(chat, 8).endswith("…") and extractive_title([], 20) == ""
