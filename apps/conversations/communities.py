@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,6 +25,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
+from apps.conversations import message_summaries
 from apps.conversations.clustering import topic_clusters
 from apps.conversations.models import Community, CommunityKind, CommunityMember, GraphState
 from apps.conversations.vectors import vector_fields, vectors_carried
@@ -42,6 +44,7 @@ class _Message:
     task_ids: tuple[str, ...]
     created_at: datetime
     embedding: Any
+    content_hash: str
 
 
 def _load(layer_id: int) -> tuple[list[_Message], str]:
@@ -54,7 +57,7 @@ def _load(layer_id: int) -> tuple[list[_Message], str]:
     for item_id, title, content, task_ids, created_at, embedding, content_hash in rows:
         text = f"{title}\n{content}" if title else content
         # Rows stored before writes dropped repeated task ids may hold one twice: one membership.
-        messages.append(_Message(item_id, text, tuple(dict.fromkeys(task_ids)), created_at, embedding))
+        messages.append(_Message(item_id, text, tuple(dict.fromkeys(task_ids)), created_at, embedding, content_hash))
         digest.update(f"{item_id}:{content_hash}:{','.join(task_ids)}:{embedding is not None};".encode())
     return messages, digest.hexdigest()
 
@@ -139,15 +142,21 @@ def _groups(messages: list[_Message]) -> list[_Group]:
 
 
 def communities_replace(
-    *, layer: Layer, groups: list[dict[str, Any]], now: datetime, state: dict[str, Any] | None = None
+    *,
+    layer: Layer,
+    groups: list[dict[str, Any]],
+    now: datetime,
+    state: dict[str, Any] | None = None,
+    written: Sequence[message_summaries.Written] = (),
 ) -> list[Community] | None:
-    """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids)
-    and, given `state`, record what they were computed from; None when the layer is gone."""
+    """Replace the layer's communities with `groups` (kind, key, title, summary, ..., member ids),
+    store the messages' `written` summaries and, given `state`, record what they were computed from;
+    None when the layer is gone."""
     with transaction.atomic():
         # One writer per layer at a time: the after-write task, the sweep and an on-demand POST may overlap.
         if Layer.objects.select_for_update().filter(pk=layer.pk).first() is None:
             return None
-        wanted = {i for g in groups for i in g["members"]}
+        wanted = {i for g in groups for i in g["members"]} | {w.item_id for w in written}
         alive = set(Item.objects.filter(pk__in=wanted).values_list("pk", flat=True)) if wanted else set()
         carried = vectors_carried(layer_id=layer.pk)
         Community.objects.filter(layer=layer).delete()
@@ -171,6 +180,7 @@ def communities_replace(
                 if i in alive  # a message deleted since it was read
             ]
         )
+        message_summaries.messages_written_store(written=written, alive=alive, now=now)
         if state is not None:
             GraphState.objects.update_or_create(layer=layer, defaults={**state, "computed_at": now})
         content_changed(layer.workspace_id)  # cached contexts may hold the old summaries
@@ -194,16 +204,21 @@ def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | N
         return None
     groups = _groups(messages)
     rows = _group_rows(groups, _written(layer, groups))
+    written = message_summaries.messages_written(
+        workspace_id=layer.workspace_id,
+        messages=[message_summaries.Message(m.id, m.text, m.content_hash) for m in messages],
+    )
     return communities_replace(
         layer=layer,
         groups=rows,
         now=now,
+        written=written,
         state={
             "fingerprint": fingerprint,
             "message_count": len(messages),
             "pending_embeddings": sum(1 for m in messages if m.embedding is None),
             # an LLM configured but not used (failing, budget spent): the sweep tries again
-            "summaries_pending": any(row["summary_note"] for row in rows),
+            "summaries_pending": any(row["summary_note"] for row in rows) or any(w.note for w in written),
         },
     )
 

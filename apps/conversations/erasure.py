@@ -2,7 +2,8 @@
 
 After the erased messages are gone, the communities of every touched layer (and, for a text match,
 of every layer with a community whose title or summary holds the text) are computed again from the
-messages that remain; one that still holds the text is deleted.
+messages that remain; one that still holds the text is deleted, as is an LLM summary of a message
+that holds it (a deleted message's summary goes with it).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from apps.conversations.communities import communities_refresh
-from apps.conversations.models import Community
+from apps.conversations.models import Community, MessageSummary
 from apps.core.erasure import DERIVED, ErasureRun, eraser
 
 
@@ -31,6 +32,10 @@ def communities_erase(run: ErasureRun) -> None:
     if text:
         cleared, _ = rows.filter(Q(title__icontains=text) | Q(summary__icontains=text)).delete()
         run.count("communities", cleared=cleared)
+        written = MessageSummary.objects.filter(item__workspace_id=run.workspace_id)
+        gone, _ = written.filter(Q(title__icontains=text) | Q(summary__icontains=text)).delete()
+        if gone:  # written again from the message's text as it is now
+            run.count("message_summaries", cleared=gone)
 
 
 def register() -> None:

@@ -102,3 +102,24 @@ class GraphState(models.Model):
 
     def __str__(self) -> str:
         return f"graph state of {self.layer_id}"
+
+
+class MessageSummary(models.Model):
+    """A long message's summary and title written by the configured LLM: its SUMMARY and TITLE rungs in
+    assembled context (apps/conversations/message_summaries.py). Only LLM text is kept here: without an
+    LLM the engine derives the rungs from the text itself (its leading sentences, its first words).
+
+    `content_hash` is the item's when it was written: an edited message is written again, and assembly
+    uses a row only while the hashes agree. `note` (with empty texts): why the LLM did not write it.
+    """
+
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, primary_key=True, related_name="written_summary")
+    content_hash = models.CharField(max_length=64)
+    summary = models.TextField(blank=True, default="")
+    title = models.CharField(max_length=500, blank=True, default="")
+    provider = models.CharField(max_length=64)
+    note = models.CharField(max_length=300, blank=True, default="")
+    written_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"summary of {self.item_id} by {self.provider}"

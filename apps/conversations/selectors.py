@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 
-from apps.conversations.models import Community, GraphState
+from apps.conversations.models import Community, GraphState, MessageSummary
 from apps.layers.models import Item, ItemKind, Layer
 
 MESSAGE_FIELDS = ("id", "layer_id", "role", "title", "content", "created_at", "parent_id", "task_ids", "importance")
@@ -215,3 +216,14 @@ def communities_of_members(
     for community_id, item_id in rows.values_list("community_id", "item_id"):
         out.setdefault(item_id, []).append(community_id)
     return out
+
+
+def message_rungs(*, item_hashes: dict[int, str]) -> dict[int, tuple[str, str]]:
+    """(summary, title) the LLM wrote of each of these messages' current text, by item id (one query;
+    none without an LLM configured: apps/conversations/message_summaries.py)."""
+    if settings.SUMMARY_PROVIDER != "llm" or not item_hashes:
+        return {}
+    rows = MessageSummary.objects.filter(item_id__in=list(item_hashes), note="").values_list(
+        "item_id", "content_hash", "summary", "title"
+    )
+    return {i: (summary, title) for i, digest, summary, title in rows if item_hashes.get(i) == digest}

@@ -19,6 +19,7 @@ from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.deadline import Deadline
 from apps.assembly.degraded import Degraded, degraded, skipped_candidates
 from apps.assembly.errors import CONVERSATION_NOT_FOUND
+from apps.assembly.message_rungs import with_written_rungs
 from apps.assembly.params import ContextParams
 from apps.assembly.resolve import Resolved, resolve
 from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
@@ -393,7 +394,7 @@ def _candidates(
             query_vector=found.query_vector,
         )
     )
-    candidates = candidates + hints
+    candidates = with_written_rungs(candidates + hints)  # long turns' LLM summaries, with an LLM configured
     if not params.include_superseded:  # a newer item replaces them: out, saying which (engine Reason)
         extra_trace += [_superseded(c) for c in candidates if c.superseded_by is not None]
         candidates = [c for c in candidates if c.superseded_by is None]

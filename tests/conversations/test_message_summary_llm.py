@@ -1,0 +1,125 @@
+"""Long messages' SUMMARY and TITLE rungs by the configured LLM (the local stand-in): written in the
+background with the communities, several messages per call, once per text, within the daily budget;
+assembled context uses them; without an LLM, or when it fails, the engine's own rungs and no call."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from apps.conversations.communities import communities_refresh
+from apps.conversations.models import GraphState, MessageSummary
+from apps.summaries.batch import BUDGET_SPENT
+from tests.assembly.test_context_features import ask, bulk
+from tests.conftest import Tenant
+from tests.summaries.llm_server import FakeLlm, fake_llm
+
+pytestmark = pytest.mark.django_db
+
+PASSAGE = re.compile(r"^Passage (\d+):\n(\S+)", re.MULTILINE)
+LONG = [
+    f"Q{n} note: the {topic} needs a decision this week because the vendor contract renews on Friday "
+    "and the finance team wants the numbers before the steering meeting, so please send the figures."
+    for n, topic in enumerate(["Kafka cluster", "billing export", "office move"])
+]
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any]:
+    """A title and summary per numbered passage, naming its first word (Q0, Q1, Q2)."""
+    prompt = body["messages"][1]["content"]
+    return {
+        n: {"title": f"{word} title", "summary": f"{word} summary by the LLM."} for n, word in PASSAGE.findall(prompt)
+    }
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLlm]:
+    with fake_llm() as running:
+        running.respond = answer
+        yield running
+
+
+@pytest.fixture
+def llm(server: FakeLlm) -> Iterator[FakeLlm]:
+    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url, SUMMARY_LLM_BATCH=2):
+        yield server
+
+
+def conversation(t: Tenant) -> int:
+    """Long turns at distances 29 (title), 17 and 16 (summary) of 30, the rest short."""
+    response = t.client.post("/api/v1/layers/", {"kind": "session", "name": "chat", "parent": t.root.pk}, format="json")
+    session = int(response.json()["id"])
+    contents = [f"Short turn {i}." for i in range(30)]
+    contents[0], contents[12], contents[13] = LONG
+    now = timezone.now()
+    bulk(
+        t,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": "user" if i % 2 == 0 else "assistant",
+                "external_id": f"t{i}",
+                "content": text,
+                "created_at": (now - timedelta(minutes=30 - i)).isoformat(),
+            }
+            for i, text in enumerate(contents)
+        ],
+    )
+    return session
+
+
+def depths(t: Tenant, session: int) -> dict[str, tuple[str, str]]:
+    body = ask(t, layer=session, query="zebra unrelated words", token_budget=8000, format="json", timeout_ms=0)
+    return {c["external_id"]: (c["depth"], c["text"]) for c in body["chunks"] if c.get("external_id")}
+
+
+def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(llm: FakeLlm, tenant: Tenant) -> None:
+    session = conversation(tenant)
+    communities_refresh(layer_id=session)
+    asked = [len(PASSAGE.findall(r["messages"][1]["content"])) for r in llm.requests]
+    assert asked == [2, 1]  # three long messages, two per call; the short ones are not sent
+    shown = depths(tenant, session)
+    assert shown["t0"] == ("title", "Q0 title")
+    assert shown["t12"] == ("summary", "Q1 summary by the LLM.")
+    assert shown["t29"] == ("full", "Short turn 29.")
+    communities_refresh(layer_id=session, force=True)
+    assert len(llm.requests) == 2  # the same texts: no second call
+    with override_settings(SUMMARY_PROVIDER="extractive"):  # the default: the engine's own rungs
+        assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
+
+
+def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeLlm, tenant: Tenant) -> None:
+    session = conversation(tenant)
+    llm.fail_next = 10
+    communities_refresh(layer_id=session)
+    assert len(llm.requests) == 1
+    notes = set(MessageSummary.objects.values_list("provider", "note"))
+    assert len(notes) == 1 and next(iter(notes))[1].startswith("llm_unavailable: InternalServerError")
+    assert GraphState.objects.get(layer_id=session).summaries_pending  # the sweep tries again
+    assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
+
+
+def test_a_spent_budget_makes_no_call(llm: FakeLlm, tenant: Tenant) -> None:
+    session = conversation(tenant)
+    with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=100):
+        communities_refresh(layer_id=session)
+    assert llm.requests == []
+    assert set(MessageSummary.objects.values_list("provider", "note")) == {("extractive", BUDGET_SPENT)}
+    communities_refresh(layer_id=session)  # room again: written now
+    assert len(llm.requests) == 2 and set(MessageSummary.objects.values_list("note", flat=True)) == {""}
+
+
+def test_without_an_llm_nothing_is_sent_or_stored(server: FakeLlm, tenant: Tenant) -> None:
+    with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):
+        session = conversation(tenant)
+        communities_refresh(layer_id=session)
+        shown = depths(tenant, session)
+    assert server.requests == [] and not MessageSummary.objects.exists()
+    assert shown["t0"][0] == "title" and shown["t0"][1].startswith("Q0 note: the Kafka cluster")
