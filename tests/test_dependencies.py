@@ -164,7 +164,6 @@ def test_the_engine_is_pure() -> None:
 CROSS_APP_BASELINE: dict[tuple[str, str], int] = {
     ("assembly", "conversations"): 3,
     ("assembly", "layers"): 13,
-    ("assembly", "profiles"): 1,
     ("assembly", "workspaces"): 1,
     ("conversations", "layers"): 9,
     ("summaries", "layers"): 3,

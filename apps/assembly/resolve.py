@@ -31,6 +31,7 @@ from apps.engine import (
 from apps.layers.models import Layer
 from apps.layers.snapshot import LayerSnapshot
 from apps.profiles.models import AgentProfile
+from apps.profiles.selectors import profile_find
 from apps.profiles.services import ProfileInput, profile_check
 from apps.tokens.services import model_estimate
 from apps.workspaces.models import Workspace
@@ -108,7 +109,7 @@ def _draft(workspace: Workspace, name: str | None, draft: ProfileInput) -> Agent
     profile's excluded items: a draft changes settings, and the items left out are the profile's, so
     "try it" leaves out what every other run with the profile does (the same check in `_candidates`)."""
     profile_check(data=draft)
-    stored = AgentProfile.objects.filter(workspace=workspace, name=name).first() if name else None
+    stored = profile_find(workspace=workspace, name=name) if name else None
     excluded = list(stored.excluded_items or []) if stored is not None else []
     return AgentProfile(workspace=workspace, name=name or "draft", excluded_items=excluded, **asdict(draft))
 
@@ -129,7 +130,7 @@ def resolve(
     if profile_draft is not None:
         profile = _draft(workspace, params.profile, profile_draft)
     elif params.profile:
-        profile = AgentProfile.objects.filter(workspace=workspace, name=params.profile).first()
+        profile = profile_find(workspace=workspace, name=params.profile)
         if profile is None:
             warnings.append(f"unknown profile {params.profile!r}; using the defaults")
 

@@ -90,6 +90,11 @@ def item_external_ids_known(*, workspace_id: int, external_ids: Iterable[str]) -
     return set(rows.values_list("external_id", flat=True).distinct())  # type: ignore[arg-type]
 
 
+def item_ids_known(*, workspace_id: int, item_ids: Iterable[int]) -> set[int]:
+    """Which of these ids are items of the workspace (one query)."""
+    return set(Item.objects.filter(workspace_id=workspace_id, pk__in=list(set(item_ids))).values_list("pk", flat=True))
+
+
 def item_external_ids(*, workspace_id: int, item_ids: Iterable[int]) -> dict[int, str]:
     """The external ids of these items of the workspace, by item id (items without one are left out)."""
     rows = Item.objects.filter(workspace_id=workspace_id, pk__in=list(set(item_ids)), external_id__isnull=False)

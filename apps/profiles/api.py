@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -54,9 +56,24 @@ class ProfileFields(StrictSerializer):
         help_text="Where the LLM proxy puts the context: after (default) or before the client's system prompt",
     )
 
-    def profile_input(self) -> ProfileInput:
-        """The validated configuration; fields the request left out take their defaults."""
-        return ProfileInput(**{k: v for k, v in self.validated_data.items() if k != "name"})
+    excluded_items = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        help_text=(
+            "Ids of the workspace's items its contexts leave out (trace reason profile_excluded), at most"
+            f" {services.MAX_EXCLUDED_ITEMS}; replaces the list. Left out of a PUT or PATCH, the list is kept"
+            " (the preview page sets it an item at a time)"
+        ),
+    )
+
+    def profile_input(self, base: ProfileInput | None = None) -> ProfileInput:
+        """The validated configuration; fields the request left out take their defaults, or `base`'s."""
+        given = {k: v for k, v in self.validated_data.items() if k not in {"name", "excluded_items"}}
+        return replace(base, **given) if base is not None else ProfileInput(**given)
+
+    def excluded_input(self) -> list[int] | None:
+        """The items the request excludes; None when it left the field out."""
+        return self.validated_data.get("excluded_items")
 
 
 class ProfileOutput(serializers.ModelSerializer):
@@ -66,7 +83,7 @@ class ProfileOutput(serializers.ModelSerializer):
     excluded_items = serializers.ListField(
         child=serializers.IntegerField(),
         read_only=True,
-        help_text="Ids of the items its contexts leave out (trace reason profile_excluded); set from the preview page",
+        help_text="Ids of the items its contexts leave out (trace reason profile_excluded)",
     )
 
     class Meta:
@@ -114,7 +131,10 @@ class ProfileListCreateApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         profile = services.profile_create(
-            workspace=workspace_of(request), name=data.validated_data["name"], data=data.profile_input()
+            workspace=workspace_of(request),
+            name=data.validated_data["name"],
+            data=data.profile_input(),
+            excluded_items=data.excluded_input() or (),
         )
         return Response(ProfileOutput(profile).data, status=status.HTTP_201_CREATED)
 
@@ -123,6 +143,14 @@ class ProfileDetailApi(APIView):
     @extend_schema_serializer(component_name="ProfileReplace")
     class Input(ProfileFields):
         """The whole profile: the fields left out return to their defaults."""
+
+        name = serializers.RegexField(
+            NAME_REGEX, max_length=100, trim_whitespace=False, required=False, help_text="A new name, to rename."
+        )
+
+    @extend_schema_serializer(component_name="ProfileUpdate")
+    class PatchInput(ProfileFields):
+        """Some fields of the profile: those left out keep their values."""
 
         name = serializers.RegexField(
             NAME_REGEX, max_length=100, trim_whitespace=False, required=False, help_text="A new name, to rename."
@@ -139,7 +167,23 @@ class ProfileDetailApi(APIView):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         profile = services.profile_update(
-            profile=profile, name=data.validated_data.get("name", name), data=data.profile_input()
+            profile=profile,
+            name=data.validated_data.get("name", name),
+            data=data.profile_input(),
+            excluded_items=data.excluded_input(),
+        )
+        return Response(ProfileOutput(profile).data)
+
+    @extend_schema(request=PatchInput, responses=ProfileOutput)
+    def patch(self, request: Request, name: str) -> Response:
+        profile = selectors.profile_get(workspace=workspace_of(request), name=name)
+        data = self.PatchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        profile = services.profile_update(
+            profile=profile,
+            name=data.validated_data.get("name", name),
+            data=data.profile_input(base=selectors.profile_settings(profile=profile)),
+            excluded_items=data.excluded_input(),
         )
         return Response(ProfileOutput(profile).data)
 

@@ -53,9 +53,10 @@ class AgentProfile(models.Model):
     safety_margin = models.FloatField(default=0.15)
     context_position = models.CharField(max_length=16, choices=ContextPosition.choices, default=ContextPosition.AFTER)
     # Items this profile's contexts leave out (traced `profile_excluded`): set one at a time from the
-    # preview page (profiles/services.py profile_item_exclude), not by a profile's form or PUT, which
-    # replace the settings (nor by a draft's "try it"); ids of this workspace's items (a deleted item's
-    # id stays, matching nothing).
+    # preview page (profiles/services.py profile_item_exclude) or as a whole list by the API
+    # (excluded_items_check), never by the profile form or a PUT that leaves them out; a draft's "try it"
+    # keeps the stored ones (assembly/resolve.py). Ids of this workspace's items (a deleted item's id
+    # stays, matching nothing).
     excluded_items = models.JSONField(default=list, blank=True, help_text="Ids of the items its contexts leave out.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -21,6 +21,11 @@ def profile_get(*, workspace: Workspace, name: str) -> AgentProfile:
     return profile
 
 
+def profile_find(*, workspace: Workspace, name: str) -> AgentProfile | None:
+    """The workspace's profile of that name, or None (a request naming an unknown one runs on the defaults)."""
+    return AgentProfile.objects.filter(workspace=workspace, name=name).first()
+
+
 def profiles_list(*, workspace: Workspace) -> QuerySet[AgentProfile]:
     """The workspace's profiles by name."""
     return AgentProfile.objects.filter(workspace=workspace).order_by("name")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from django.conf import settings
@@ -25,6 +26,7 @@ from apps.core.field_errors import (
 from apps.engine.rank import RankWeights
 from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.models import Item
+from apps.layers.selectors import item_ids_known
 from apps.profiles.errors import DUPLICATE_PROFILE, TOO_MANY_EXCLUDED_ITEMS
 from apps.profiles.models import AgentProfile, ContextPosition, ConversationPreset, OutputFormat
 from apps.workspaces import audit
@@ -140,11 +142,11 @@ def _duplicate(name: str) -> Conflict:
     return Conflict(f"a profile named {name!r} exists", code=DUPLICATE_PROFILE, details={"name": name})
 
 
-def _save(profile: AgentProfile) -> None:
-    """Save, turning a lost race on the unique name into the same 409 as the pre-check."""
+def _save(profile: AgentProfile, fields: list[str] | None = None) -> None:
+    """Save (only `fields`, if given), turning a lost race on the unique name into the same 409 as the pre-check."""
     try:
         with transaction.atomic():
-            profile.save()
+            profile.save(update_fields=fields)
     except IntegrityError as exc:
         taken = AgentProfile.objects.filter(workspace_id=profile.workspace_id, name=profile.name)
         if taken.exclude(pk=profile.pk).exists():
@@ -152,13 +154,34 @@ def _save(profile: AgentProfile) -> None:
         raise
 
 
-def profile_create(*, workspace: Workspace, name: str, data: ProfileInput) -> AgentProfile:
-    """A new profile; a name already used in the workspace is a Conflict (`duplicate_profile`)."""
+def excluded_items_check(*, workspace_id: int, item_ids: Sequence[int]) -> list[int]:
+    """`item_ids` without repeats, in their order, if they fit a profile's list: at most
+    MAX_EXCLUDED_ITEMS (`too_many_excluded_items`), each an item of the workspace (404 `item_not_found`,
+    every missing id named: another workspace's item is as missing as a deleted one)."""
+    ids = list(dict.fromkeys(int(i) for i in item_ids))
+    if len(ids) > MAX_EXCLUDED_ITEMS:
+        raise InvalidInput(
+            f"a profile excludes at most {MAX_EXCLUDED_ITEMS} items",
+            code=TOO_MANY_EXCLUDED_ITEMS,
+            details={"max": MAX_EXCLUDED_ITEMS, "given": len(ids)},
+        )
+    missing = sorted(set(ids) - item_ids_known(workspace_id=workspace_id, item_ids=ids))
+    if missing:
+        raise NotFound(f"item {missing[0]} not found", code=ITEM_NOT_FOUND, details={"excluded_items": missing})
+    return ids
+
+
+def profile_create(
+    *, workspace: Workspace, name: str, data: ProfileInput, excluded_items: Sequence[int] = ()
+) -> AgentProfile:
+    """A new profile; a name already used in the workspace is a Conflict (`duplicate_profile`);
+    `excluded_items` as `excluded_items_check` takes them."""
     check_name(name)
     profile_check(data=data)
+    excluded = excluded_items_check(workspace_id=workspace.pk, item_ids=excluded_items)
     if AgentProfile.objects.filter(workspace=workspace, name=name).exists():
         raise _duplicate(name)
-    profile = AgentProfile(workspace=workspace, name=name, **asdict(data))
+    profile = AgentProfile(workspace=workspace, name=name, excluded_items=excluded, **asdict(data))
     _save(profile)
     audit.record(
         workspace_id=workspace.pk,
@@ -166,24 +189,38 @@ def profile_create(*, workspace: Workspace, name: str, data: ProfileInput) -> Ag
         action="create",
         target_id=profile.pk,
         target_label=name,
-        new={"name": name, **asdict(data)},
+        new={"name": name, **asdict(data), **({"excluded_items": excluded} if excluded else {})},
     )
     return profile
 
 
-def profile_update(*, profile: AgentProfile, name: str, data: ProfileInput) -> AgentProfile:
-    """Replace the whole configuration (fields `data` leaves at their defaults are reset), maybe renaming."""
+def profile_update(
+    *, profile: AgentProfile, name: str, data: ProfileInput, excluded_items: Sequence[int] | None = None
+) -> AgentProfile:
+    """Replace the whole configuration (fields `data` leaves at their defaults are reset), maybe renaming.
+
+    The excluded items are not settings: None keeps them (a settings form or PUT does not undo the
+    preview's clicks); a list replaces them, checked by `excluded_items_check`.
+    """
     check_name(name)
     profile_check(data=data)
-    before = {"name": profile.name, **audit.fields_of(profile, list(asdict(data)))}
+    excluded = (
+        None
+        if excluded_items is None
+        else excluded_items_check(workspace_id=profile.workspace_id, item_ids=excluded_items)
+    )
+    changed = {**asdict(data), **({"excluded_items": excluded} if excluded is not None else {})}
+    before = {"name": profile.name, **audit.fields_of(profile, list(changed))}
     if name != profile.name:
         taken = AgentProfile.objects.filter(workspace_id=profile.workspace_id, name=name)
         if taken.exclude(pk=profile.pk).exists():
             raise _duplicate(name)
         profile.name = name
-    for key, value in asdict(data).items():
+    for key, value in changed.items():
         setattr(profile, key, value)
-    _save(profile)
+    _save(profile, ["name", *changed, "updated_at"])  # not the excluded items when kept: a click meanwhile stays
+    if excluded is None:
+        profile.refresh_from_db(fields=["excluded_items"])
     audit.record(
         workspace_id=profile.workspace_id,
         target_kind=AuditTarget.PROFILE,
@@ -191,7 +228,7 @@ def profile_update(*, profile: AgentProfile, name: str, data: ProfileInput) -> A
         target_id=profile.pk,
         target_label=profile.name,
         old=before,
-        new={"name": profile.name, **asdict(data)},
+        new={"name": profile.name, **changed},
     )
     return profile
 

@@ -10,7 +10,13 @@ from apps.core.errors import NotFound
 from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.profiles.models import AgentProfile
-from apps.profiles.services import ProfileInput, profile_create, profile_item_exclude
+from apps.profiles.services import (
+    MAX_EXCLUDED_ITEMS,
+    ProfileInput,
+    profile_create,
+    profile_item_exclude,
+    profile_update,
+)
 from tests.conftest import Tenant
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +78,58 @@ def test_every_context_with_the_profile_leaves_its_excluded_items_out_pinned_one
     (entry,) = [e for e in body["trace"] if e["source"] == "item" and e["id"] == item.pk]
     assert (entry["decision"], entry["reason"]) == ("excluded", "profile_excluded")
     assert tenant.client.get(f"/api/v1/profiles/{profile.name}/").json()["excluded_items"] == [item.pk]
+
+
+def url(profile: AgentProfile) -> str:
+    return f"/api/v1/profiles/{profile.name}/"
+
+
+def test_the_api_sets_them_on_put_and_patch_and_keeps_them_when_left_out(
+    tenant: Tenant, project: Layer, profile: AgentProfile
+) -> None:
+    item = nightly(project)
+    other = Item.objects.get(layer=project, content__startswith="Billing retries")
+    answer = tenant.client.patch(url(profile), {"excluded_items": [item.pk, other.pk, item.pk]}, format="json")
+    assert answer.status_code == 200 and answer.json()["excluded_items"] == [item.pk, other.pk]  # a repeat is once
+    answer = tenant.client.patch(url(profile), {"token_budget": 1500}, format="json")
+    assert answer.json()["excluded_items"] == [item.pk, other.pk] and answer.json()["token_budget"] == 1500
+    answer = tenant.client.put(url(profile), {"model": "gpt-4o"}, format="json")
+    assert answer.json()["excluded_items"] == [item.pk, other.pk] and answer.json()["token_budget"] is None
+    answer = tenant.client.put(url(profile), {"excluded_items": [other.pk]}, format="json")
+    assert answer.json()["excluded_items"] == [other.pk] and answer.json()["model"] == ""
+    profile.refresh_from_db()
+    assert profile.excluded_items == [other.pk]
+    assert tenant.client.get(url(profile)).json()["excluded_items"] == [other.pk]
+    created = tenant.client.post("/api/v1/profiles/", {"name": "second", "excluded_items": [item.pk]}, format="json")
+    assert created.status_code == 201 and created.json()["excluded_items"] == [item.pk]
+
+
+def test_the_api_refuses_items_of_another_workspace_unknown_ids_and_more_than_the_cap(
+    tenant: Tenant, other_tenant: Tenant, project: Layer, profile: AgentProfile
+) -> None:
+    (foreign,) = items_create(
+        layer=other_tenant.root, items=[ItemInput(kind="memory", type="fact", content="Their secret.")]
+    )
+    item = nightly(project)
+    answer = tenant.client.patch(url(profile), {"excluded_items": [item.pk, foreign.pk]}, format="json")
+    assert answer.status_code == 404
+    assert answer.json()["error"]["code"] == "item_not_found"
+    assert answer.json()["error"]["details"] == {"excluded_items": [foreign.pk]}
+    too_many = list(range(1, MAX_EXCLUDED_ITEMS + 2))
+    answer = tenant.client.put(url(profile), {"excluded_items": too_many}, format="json")
+    assert (answer.status_code, answer.json()["error"]["code"]) == (400, "too_many_excluded_items")
+    for bad in (["x"], [0], "12", {"id": 1}):
+        answer = tenant.client.patch(url(profile), {"excluded_items": bad}, format="json")
+        assert (answer.status_code, answer.json()["error"]["code"]) == (400, "invalid_excluded_items"), bad
+    answer = tenant.client.post("/api/v1/profiles/", {"name": "x", "excluded_items": [foreign.pk]}, format="json")
+    assert answer.status_code == 404 and not AgentProfile.objects.filter(name="x").exists()
+    profile.refresh_from_db()
+    assert profile.excluded_items == []
+
+
+def test_a_settings_put_keeps_an_item_excluded_meanwhile(tenant: Tenant, project: Layer, profile: AgentProfile) -> None:
+    stale = AgentProfile.objects.get(pk=profile.pk)  # read before the click, as a PUT's view did
+    profile_item_exclude(profile=profile, item=nightly(project))
+    profile_update(profile=stale, name=stale.name, data=ProfileInput(token_budget=900))
+    profile.refresh_from_db()
+    assert profile.excluded_items == [nightly(project).pk] and profile.token_budget == 900

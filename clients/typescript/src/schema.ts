@@ -554,7 +554,7 @@ export interface paths {
         delete: operations["v1_profiles_destroy"];
         options?: never;
         head?: never;
-        patch?: never;
+        patch: operations["v1_profiles_partial_update"];
         trace?: never;
     };
     "/api/v1/proxy/settings/": {
@@ -1833,6 +1833,36 @@ export interface components {
             parent?: number;
             external_id?: string | null;
         };
+        /** @description Some fields of the profile: those left out keep their values. */
+        PatchedProfileUpdate: {
+            agent_type?: string;
+            model?: string;
+            context_window?: number | null;
+            token_budget?: number | null;
+            retrieval_limit?: number | null;
+            preferred_format?: components["schemas"]["PreferredFormatEnum"];
+            type_filters?: string[];
+            template?: string;
+            conversation_preset?: components["schemas"]["ConversationPresetEnum"];
+            ranking_function?: string;
+            /** @description Overrides of the ranking weights; keys: agent_type, confidence, distance, focus, group, helpfulness, importance, keyword, priority, recency, recency_half_life_days, relevance, vector. */
+            ranking_weights?: {
+                [key: string]: number;
+            };
+            /** Format: double */
+            safety_margin?: number;
+            /**
+             * @description Where the LLM proxy puts the context: after (default) or before the client's system prompt
+             *
+             *     * `after_system` - After the client's system prompt
+             *     * `before_system` - Before the client's system prompt
+             */
+            context_position?: components["schemas"]["ContextPositionEnum"];
+            /** @description Ids of the workspace's items its contexts leave out (trace reason profile_excluded), at most 1000; replaces the list. Left out of a PUT or PATCH, the list is kept (the preview page sets it an item at a time) */
+            excluded_items?: number[];
+            /** @description A new name, to rename. */
+            name?: string;
+        };
         /** @description An input serializer that refuses keys it has no writable field for (400 `unknown_fields`). */
         PatchedWorkspaceSettingsUpdate: {
             name?: string;
@@ -1939,6 +1969,8 @@ export interface components {
              *     * `before_system` - Before the client's system prompt
              */
             context_position?: components["schemas"]["ContextPositionEnum"];
+            /** @description Ids of the workspace's items its contexts leave out (trace reason profile_excluded), at most 1000; replaces the list. Left out of a PUT or PATCH, the list is kept (the preview page sets it an item at a time) */
+            excluded_items?: number[];
             name: string;
         };
         ProfileOutput: {
@@ -1961,7 +1993,7 @@ export interface components {
             /** Format: double */
             safety_margin?: number;
             context_position?: components["schemas"]["ContextPositionEnum"];
-            /** @description Ids of the items its contexts leave out (trace reason profile_excluded); set from the preview page */
+            /** @description Ids of the items its contexts leave out (trace reason profile_excluded) */
             readonly excluded_items: number[];
             /** Format: date-time */
             readonly created_at: string;
@@ -1993,6 +2025,8 @@ export interface components {
              *     * `before_system` - Before the client's system prompt
              */
             context_position?: components["schemas"]["ContextPositionEnum"];
+            /** @description Ids of the workspace's items its contexts leave out (trace reason profile_excluded), at most 1000; replaces the list. Left out of a PUT or PATCH, the list is kept (the preview page sets it an item at a time) */
+            excluded_items?: number[];
             /** @description A new name, to rename. */
             name?: string;
         };
@@ -2792,7 +2826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_action" | "invalid_actor" | "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size" | "invalid_since" | "invalid_target_id" | "invalid_target_kind" | "invalid_until";
+                            code?: "invalid_action" | "invalid_actor" | "invalid_characters" | "invalid_input" | "invalid_page" | "invalid_page_size" | "invalid_q" | "invalid_since" | "invalid_target_id" | "invalid_target_kind" | "invalid_until";
                         };
                     };
                 };
@@ -8384,7 +8418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_idempotency_key" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_excluded_items" | "invalid_idempotency_key" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "too_many_excluded_items" | "unknown_fields";
                         };
                     };
                 };
@@ -8426,7 +8460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "not_found";
+                            code?: "item_not_found" | "not_found";
                         };
                     };
                 };
@@ -8654,7 +8688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "unknown_fields";
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_excluded_items" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "too_many_excluded_items" | "unknown_fields";
                         };
                     };
                 };
@@ -8696,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "not_found" | "profile_not_found";
+                            code?: "item_not_found" | "not_found" | "profile_not_found";
                         };
                     };
                 };
@@ -8843,6 +8877,157 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "not_found" | "profile_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (`throttled`); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "overloaded" | "rate_limited" | "throttled";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency the answer needs is unavailable (`database_unavailable`); retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "database_timeout" | "database_unavailable" | "overloaded";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    v1_profiles_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedProfileUpdate"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileOutput"];
+                };
+            };
+            /** @description Invalid input: `code` names the field (`invalid_<field>`) or the problem (`unknown_fields`, ...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_agent_type" | "invalid_characters" | "invalid_context_position" | "invalid_context_window" | "invalid_conversation_preset" | "invalid_excluded_items" | "invalid_input" | "invalid_model" | "invalid_name" | "invalid_number" | "invalid_preferred_format" | "invalid_ranking_function" | "invalid_ranking_weights" | "invalid_retrieval_limit" | "invalid_safety_margin" | "invalid_template" | "invalid_token_budget" | "invalid_type_filters" | "json_too_deep" | "malformed_json" | "too_many_excluded_items" | "unknown_fields";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key (`not_authenticated`, `invalid_api_key`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_api_key" | "not_authenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "permission_denied";
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or outside the key's workspace (`<thing>_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "item_not_found" | "not_found" | "profile_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state (`duplicate_external_id`, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "duplicate_profile";
+                        };
+                    };
+                };
+            };
+            /** @description The body or its content is over a limit (`request_too_large`, ...) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
                         };
                     };
                 };
