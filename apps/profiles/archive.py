@@ -1,4 +1,4 @@
-"""The profiles app's part of a workspace archive (apps/core/archive): agent profiles."""
+"""The profiles app's part of a workspace archive (apps/core/archive): agent profiles and the items they exclude."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ def register_parts() -> None:
             name="profiles",
             order=100,
             model=AgentProfile,
-            # A profile is its name and its settings: ProfileInput lists every one (a new setting is archived too).
-            fields=("name", *(field.name for field in dataclasses.fields(ProfileInput))),
+            # A profile is its name, its settings (ProfileInput lists every one: a new setting is archived
+            # too) and the items it excludes, whose ids the restore maps to the copies' (items come first).
+            fields=("name", *(field.name for field in dataclasses.fields(ProfileInput)), "excluded_items"),
+            id_lists={"excluded_items": "item"},
         )
     )

@@ -1,5 +1,5 @@
 """A workspace worth archiving, written through the API: a hierarchy, every kind of item, a
-conversation with a fork, relationships, summaries, communities, a profile, a template, a learned
+conversation with a fork, relationships, summaries, communities, a profile excluding items, a template, a learned
 error pattern, an allow-list entry and an upstream with a key."""
 
 from __future__ import annotations
@@ -72,8 +72,10 @@ def build(t: Tenant) -> Archived:
     project = layer(t, "project", "Portal", team, "proj-portal")
     session = layer(t, "session", "chat 1", project, "sess-1")
     other = layer(t, "session", "chat 2", project, "sess-2")
-    for n, (kind, text) in enumerate(MEMORIES):
+    memories = [
         item(t, project, kind="memory", type=kind, content=text, external_id=f"mem-{n}", confidence=0.8)
+        for n, (kind, text) in enumerate(MEMORIES)
+    ]
     # A superseded fact (out of the contexts only while its `superseded_by` survives the round trip)
     # and a merged repeat (its count and external id kept).
     old = item(t, project, kind="memory", type="fact", content="Database backups are restored by hand from tape.")
@@ -102,8 +104,12 @@ def build(t: Tenant) -> Archived:
         _created(
             t.client.post("/api/v1/relationships/", {"source": source, "target": target, "kind": kind}, format="json")
         )
+    # The qa profile leaves out the restore time (its request asks about restores) and an item deleted
+    # since, whose id stays in the list matching nothing.
+    gone = item(t, project, kind="memory", type="fact", content="Backups used to be kept for a week.")
     body = {"name": "qa", "agent_type": "qa", "token_budget": 600, "preferred_format": "text"}
-    _created(t.client.post("/api/v1/profiles/", body, format="json"))
+    _created(t.client.post("/api/v1/profiles/", {**body, "excluded_items": [memories[1], gone]}, format="json"))
+    assert t.client.delete(f"/api/v1/items/{gone}/").status_code == 204
     _created(t.client.post("/api/v1/templates/", {"name": "bullets", "body": "- {content}"}, format="json"))
     failure = {"layer": session, "outcome": "failed", "group_id": "g1", "agent_type": "developer"}
     error = 'psycopg.errors.UndefinedTable: relation "orders_archive" does not exist'

@@ -17,6 +17,7 @@ from apps.conversations.models import Community
 from apps.core.archive.parts import archive_parts
 from apps.core.versions import content_version_peek
 from apps.layers.models import Item, Layer
+from apps.profiles.models import AgentProfile
 from apps.summaries.models import Summary
 from apps.workspaces.models import ApiKey, Scope
 from apps.workspaces.services import api_key_create
@@ -109,6 +110,13 @@ def test_a_workspace_restored_into_a_fresh_one_answers_the_same_contexts(source:
     assert rows["question_sets"] == 1 and rows["set_questions"] == 1 and rows["upstreams"] == 1
 
     assert contexts(target.client) == before
+    # The qa profile's exclusion is the copy's item: its contexts leave it out (the id of an item deleted
+    # before the export named nothing and is gone).
+    qa = AgentProfile.objects.get(workspace=target.workspace, name="qa")
+    (copy,) = Item.objects.filter(workspace=target.workspace, pk__in=qa.excluded_items)
+    assert copy.external_id == "mem-1" and qa.excluded_items == [copy.pk]
+    trace = target.client.post("/api/v1/context/preview/", REQUESTS[1], format="json").json()["trace"]
+    assert [e["id"] for e in trace if e.get("reason") == "profile_excluded"] == [copy.pk]
     copied = Layer.objects.get(workspace=target.workspace, external_id="sess-1")
     assert copied.pk != source.layers["sess-1"]
     assert not Item.objects.filter(workspace=target.workspace, embedding__isnull=True).exists()
@@ -125,7 +133,7 @@ def test_a_workspace_restored_into_a_fresh_one_answers_the_same_contexts(source:
 
 def _without_ids(member: bytes) -> list[dict[str, Any]]:
     rows = [orjson.loads(line) for line in member.splitlines()]
-    references = {"id", "layer", "pattern", "personalization_ref"}
+    references = {"id", "layer", "pattern", "personalization_ref", "excluded_items"}
     return [{k: v for k, v in row.items() if k not in references} for row in rows]
 
 

@@ -46,6 +46,16 @@ class IdMap:
         """As `get`, for a nullable reference: None stays None."""
         return None if old is None else self.get(kind, old)
 
+    def kept(self, kind: str, olds: Any) -> list[int]:
+        """The new ids of a list of references, in its order, leaving out those no earlier row had: a list
+        of ids may name rows deleted since (a profile's excluded items), which matched nothing anyway."""
+        if olds is None:
+            return []
+        if not isinstance(olds, list):
+            raise RowError(f"a list of {kind} ids is not a list")
+        known = self.ids.get(kind, {})
+        return [known[old] for old in olds if isinstance(old, int) and old in known]
+
 
 @dataclass(frozen=True)
 class ExportScope:
@@ -108,16 +118,21 @@ def model_part(
     model: Any,
     fields: tuple[str, ...],
     references: dict[str, str] | None = None,
+    id_lists: dict[str, str] | None = None,
     kind: str | None = None,
     occupied: Callable[[int], bool] | None = None,
 ) -> ArchivePart:
     """The part of a model with a `workspace` foreign key whose rows copy `fields` as they are.
 
     `references` maps a foreign key (`layer`) to the kind of row it names ("layer"), mapped on restore;
+    `id_lists` maps a field of `fields` holding a list of ids (`excluded_items`) to the kind of row they
+    name ("item"), mapped on restore by `IdMap.kept` (an archive written before the field restores []);
     `kind` records this model's own new ids under that kind for later parts. The owning app passes
     its own model: core names none.
     """
     references = references or {}
+    id_lists = id_lists or {}
+    copied = tuple(f for f in fields if f not in id_lists)
     columns = ("id", *fields, *(f"{ref}_id" for ref in references))
 
     def rows(workspace_id: int) -> Any:
@@ -133,7 +148,8 @@ def model_part(
             built = [
                 model(
                     workspace_id=scope.workspace_id,
-                    **{f: row[f] for f in fields},
+                    **{f: row[f] for f in copied},
+                    **{f: scope.ids.kept(target, row.get(f)) for f, target in id_lists.items()},
                     **{f"{ref}_id": scope.ids.maybe(target, row[ref]) for ref, target in references.items()},
                 )
                 for row in batch
