@@ -32,7 +32,7 @@ from apps.conversations.vectors import vector_fields, vectors_carried
 from apps.core import background, tokenizer
 from apps.core.versions import content_changed
 from apps.layers.models import Item, ItemKind, Layer
-from apps.summaries.batch import Passage, Written, passages_summarize
+from apps.summaries.batch import DEFERRED, Passage, Written, passages_summarize
 
 TITLE_TOKENS = 20
 
@@ -102,7 +102,7 @@ def _group_rows(groups: list[_Group], written: list[Written]) -> list[dict[str, 
     return rows
 
 
-def _written(layer: Layer, groups: list[_Group]) -> list[Written]:
+def _written(layer: Layer, groups: list[_Group], *, llm_now: bool) -> list[Written]:
     """Each group's summary and title: an LLM's kept from the last run when its text is unchanged (no
     call), the rest written now, batched (apps/summaries/batch.py); extractive without an LLM."""
     kept: dict[str, Written] = {}
@@ -119,6 +119,7 @@ def _written(layer: Layer, groups: list[_Group]) -> list[Written]:
         passages=[g.passage for g in missing],
         summary_tokens=settings.COMMUNITY_SUMMARY_TOKENS,
         title_tokens=TITLE_TOKENS,
+        llm_now=llm_now,
     )
     kept |= {g.source_hash: w for g, w in zip(missing, fresh, strict=True)}
     return [kept[g.source_hash] for g in groups]
@@ -191,9 +192,15 @@ def communities_replace(
     return created
 
 
-def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | None = None) -> list[Community] | None:
+def communities_refresh(
+    *, layer_id: int, force: bool = False, now: datetime | None = None, llm_now: bool = False
+) -> list[Community] | None:
     """Recompute the layer's communities; None when nothing changed since the last run (unless
-    `force`) or the layer no longer exists."""
+    `force`) or the layer no longer exists.
+
+    Only a background task passes `llm_now`: a request (the API's recompute, an import, an erasure)
+    never waits on the LLM; what it would have asked is written extractively, saying so, and a
+    background run is queued to ask it."""
     now = now or timezone.now()
     layer = Layer.objects.filter(pk=layer_id).first()
     if layer is None:
@@ -203,12 +210,13 @@ def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | N
     if not force and state is not None and state.fingerprint == fingerprint and not state.summaries_pending:
         return None
     groups = _groups(messages)
-    rows = _group_rows(groups, _written(layer, groups))
+    rows = _group_rows(groups, _written(layer, groups, llm_now=llm_now))
     written = message_summaries.messages_written(
         workspace_id=layer.workspace_id,
         messages=[message_summaries.Message(m.id, m.text, m.content_hash) for m in messages],
+        llm_now=llm_now,
     )
-    return communities_replace(
+    created = communities_replace(
         layer=layer,
         groups=rows,
         now=now,
@@ -221,6 +229,11 @@ def communities_refresh(*, layer_id: int, force: bool = False, now: datetime | N
             "summaries_pending": any(row["summary_note"] for row in rows) or any(w.note for w in written),
         },
     )
+    if any(row["summary_note"] == DEFERRED for row in rows) or any(w.note == DEFERRED for w in written):
+        from apps.conversations.tasks import refresh_communities  # tasks import this module
+
+        background.enqueue(refresh_communities, layer_id)  # the LLM asked in the background, after this write
+    return created
 
 
 def layers_needing_refresh() -> list[int]:

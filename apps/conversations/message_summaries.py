@@ -44,7 +44,7 @@ class Written:
     note: str
 
 
-def messages_written(*, workspace_id: int, messages: Sequence[Message]) -> list[Written]:
+def messages_written(*, workspace_id: int, messages: Sequence[Message], llm_now: bool = True) -> list[Written]:
     """Summaries and titles of the long messages whose current text has none yet (LLM configured only)."""
     if settings.SUMMARY_PROVIDER != "llm":
         return []
@@ -58,6 +58,7 @@ def messages_written(*, workspace_id: int, messages: Sequence[Message]) -> list[
         passages=[Passage(texts=(m.text,)) for m in due],
         summary_tokens=SUMMARY_TOKENS,
         title_tokens=TITLE_TOKENS,
+        llm_now=llm_now,
     )
     return [
         Written(

@@ -15,14 +15,17 @@ from apps.core import background
 
 @shared_task
 def refresh_communities(layer_id: int) -> bool:
-    """Recompute one layer's communities if its messages changed (idempotent)."""
-    return communities_refresh(layer_id=layer_id) is not None
+    """Recompute one layer's communities if its messages changed (idempotent); the LLM, when configured,
+    writes their summaries and the long messages' here, in the background."""
+    return communities_refresh(layer_id=layer_id, llm_now=True) is not None
 
 
 @shared_task
 def sweep_communities() -> int:
     """Recompute every layer whose messages changed or got embeddings since the last run."""
-    return sum(communities_refresh(layer_id=layer_id) is not None for layer_id in layers_needing_refresh())
+    return sum(
+        communities_refresh(layer_id=layer_id, llm_now=True) is not None for layer_id in layers_needing_refresh()
+    )
 
 
 @shared_task

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 EXTRACTIVE = "extractive"
 BUDGET_SPENT = "daily_budget_spent: extractive provider used"
+DEFERRED = "llm_deferred: the LLM writes it in the background; extractive provider meanwhile"
 PASSAGE_INPUT_TOKENS = 600  # a longer passage is sent as its most central sentences
 TITLE_REPLY_TOKENS = 24  # per passage in the reply, beside its summary
 
@@ -115,9 +116,11 @@ def _fitted(text: str, limit: int) -> str:
 
 
 def passages_summarize(
-    *, workspace_id: int, passages: Sequence[Passage], summary_tokens: int, title_tokens: int
+    *, workspace_id: int, passages: Sequence[Passage], summary_tokens: int, title_tokens: int, llm_now: bool = True
 ) -> list[Written]:
-    """A summary and a title of each passage, in order: by the LLM when configured and able, else extractive."""
+    """A summary and a title of each passage, in order: by the LLM when configured and able, else extractive.
+
+    `llm_now=False` (a caller answering a request): no call, the extractive text with the DEFERRED note."""
     sizes = {"summary_tokens": summary_tokens, "title_tokens": title_tokens}
 
     def extractive(passage: Passage, note: str = "") -> Written:
@@ -125,6 +128,8 @@ def passages_summarize(
 
     if settings.SUMMARY_PROVIDER != "llm" or not passages:
         return [extractive(p) for p in passages]
+    if not llm_now:
+        return [extractive(p, DEFERRED) for p in passages]
     if health.failing(workspace_id=workspace_id, now=timezone.now()):
         return [extractive(p, "llm_unavailable: the LLM failed recently; extractive provider used") for p in passages]
     out: list[Written] = []

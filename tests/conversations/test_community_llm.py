@@ -16,7 +16,7 @@ from django.test import override_settings
 from apps.conversations.communities import communities_refresh, layers_needing_refresh
 from apps.conversations.models import Community, GraphState
 from apps.layers.embedder import items_embed_pending
-from apps.summaries.batch import BUDGET_SPENT
+from apps.summaries.batch import BUDGET_SPENT, DEFERRED
 from apps.summaries.models import SummaryUsage
 from apps.summaries.selectors import summaries_health
 from tests.conftest import Tenant
@@ -64,7 +64,7 @@ def test_the_llm_writes_summaries_and_titles_several_communities_per_call(
     llm: FakeLlm, tenant: Tenant, session: int
 ) -> None:
     three_tasks(tenant, session)
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     assert passages_asked(llm) == [2, 1]  # three communities, two per call
     body = tenant.client.get(f"/api/v1/layers/{session}/communities/").json()["results"]
     by_key = {c["key"]: c for c in body}
@@ -77,13 +77,13 @@ def test_the_llm_writes_summaries_and_titles_several_communities_per_call(
 
 def test_a_community_whose_text_is_unchanged_is_not_sent_again(llm: FakeLlm, tenant: Tenant, session: int) -> None:
     three_tasks(tenant, session)
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     titles = dict(Community.objects.filter(layer_id=session).values_list("key", "title"))
-    communities_refresh(layer_id=session, force=True)
+    communities_refresh(layer_id=session, force=True, llm_now=True)
     assert len(llm.requests) == 2  # the same texts: no call
     assert dict(Community.objects.filter(layer_id=session).values_list("key", "title")) == titles
     messages(tenant, session, ["Argo also prunes old resources."], task_ids=["OPS-2"])
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     assert passages_asked(llm) == [2, 1, 1]  # only the changed community
     assert Community.objects.get(layer_id=session, key="OPS-2").summary_provider == "llm:gpt-4o-mini"
 
@@ -93,7 +93,7 @@ def test_a_spent_budget_stops_the_calls_and_the_extractive_text_says_so(
 ) -> None:
     three_tasks(tenant, session)
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=100):
-        communities_refresh(layer_id=session)
+        communities_refresh(layer_id=session, llm_now=True)
     assert llm.requests == []
     rows = list(Community.objects.filter(layer_id=session))
     assert {(c.summary_provider, c.summary_note) for c in rows} == {("extractive", BUDGET_SPENT)}
@@ -103,7 +103,7 @@ def test_a_spent_budget_stops_the_calls_and_the_extractive_text_says_so(
     assert GraphState.objects.get(layer_id=session).summaries_pending
     GraphState.objects.filter(layer_id=session).update(pending_embeddings=0)  # as if every turn were embedded
     assert session in layers_needing_refresh()  # the sweep tries again
-    communities_refresh(layer_id=session)  # room again (the next day, or a raised budget)
+    communities_refresh(layer_id=session, llm_now=True)  # room again (the next day, or a raised budget)
     assert passages_asked(llm) == [2, 1]
     assert {c.summary_note for c in Community.objects.filter(layer_id=session)} == {""}
     assert not GraphState.objects.get(layer_id=session).summaries_pending
@@ -112,13 +112,13 @@ def test_a_spent_budget_stops_the_calls_and_the_extractive_text_says_so(
 def test_a_failing_llm_leaves_the_extractive_text_and_says_so(llm: FakeLlm, tenant: Tenant, session: int) -> None:
     three_tasks(tenant, session)
     llm.fail_next = 10
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     assert len(llm.requests) == 1  # one attempt; the rest of the run does not wait on it
     rows = list(Community.objects.filter(layer_id=session))
     assert {c.summary_provider for c in rows} == {"extractive"}
     assert all(c.summary_note.startswith("llm_unavailable: InternalServerError") for c in rows), rows[0].summary_note
     assert summaries_health(workspace_id=tenant.workspace.pk)[1] == 1  # the status and dashboard show it
-    communities_refresh(layer_id=session)  # failing recently: no call
+    communities_refresh(layer_id=session, llm_now=True)  # failing recently: no call
     assert len(llm.requests) == 1
     assert {c.summary_note for c in Community.objects.filter(layer_id=session)} == {
         "llm_unavailable: the LLM failed recently; extractive provider used"
@@ -128,7 +128,7 @@ def test_a_failing_llm_leaves_the_extractive_text_and_says_so(llm: FakeLlm, tena
 def test_without_an_llm_configured_no_call_is_made(server: FakeLlm, tenant: Tenant, session: int) -> None:
     with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):  # an endpoint, but the default provider
         three_tasks(tenant, session)
-        communities_refresh(layer_id=session)
+        communities_refresh(layer_id=session, llm_now=True)
     assert server.requests == []
     rows = list(Community.objects.filter(layer_id=session))
     assert len(rows) == 3 and {(c.summary_provider, c.summary_note) for c in rows} == {("extractive", "")}
@@ -152,7 +152,7 @@ def test_a_topic_community_is_titled_by_what_was_said_not_by_a_greeting(tenant: 
     with override_settings(COMMUNITY_MIN_MESSAGES=3):
         ids = messages(tenant, session, CHAT)
         items_embed_pending(workspace_id=tenant.workspace.pk)
-        communities_refresh(layer_id=session)
+        communities_refresh(layer_id=session, llm_now=True)
     topics = list(Community.objects.filter(layer_id=session, kind="topic"))
     assert topics and sum(c.members.count() for c in topics) >= len(ids) // 2
     greetings = {0, 1, 8, 9}  # the turns that only greet
@@ -162,3 +162,24 @@ def test_a_topic_community_is_titled_by_what_was_said_not_by_a_greeting(tenant: 
         title = community.title.rstrip("…")
         assert any(title in text for text in said) or not said, (community.title, json.dumps(said))
         assert not any(title in CHAT[g] for g in greetings), community.title
+
+
+def test_a_recompute_asked_through_the_api_never_waits_on_the_llm(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+    three_tasks(tenant, session)
+    body = tenant.client.post(f"/api/v1/layers/{session}/communities/").json()["results"]
+    assert llm.requests == []  # a request: extractive now, saying the LLM writes it in the background
+    assert {(c["summary_provider"], c["summary_note"]) for c in body} == {("extractive", DEFERRED)}
+    communities_refresh(layer_id=session, llm_now=True)  # the background run it queued (tasks.refresh_communities)
+    assert passages_asked(llm) == [2, 1]
+    assert {c.summary_provider for c in Community.objects.filter(layer_id=session)} == {"llm:gpt-4o-mini"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_message_writes_get_llm_summaries_in_the_background(
+    llm: FakeLlm, tenant: Tenant, session: int, wait_background: object
+) -> None:
+    three_tasks(tenant, session)  # each write queues the layer's recomputation after commit
+    wait_background()  # type: ignore[operator]
+    rows = list(Community.objects.filter(layer_id=session, kind="task"))
+    assert len(rows) == 3 and {c.summary_provider for c in rows} == {"llm:gpt-4o-mini"}
+    assert sum(passages_asked(llm)) >= 3  # asked by the background run, not by the writes

@@ -82,14 +82,14 @@ def depths(t: Tenant, session: int) -> dict[str, tuple[str, str]]:
 
 def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(llm: FakeLlm, tenant: Tenant) -> None:
     session = conversation(tenant)
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     asked = [len(PASSAGE.findall(r["messages"][1]["content"])) for r in llm.requests]
     assert asked == [2, 1]  # three long messages, two per call; the short ones are not sent
     shown = depths(tenant, session)
     assert shown["t0"] == ("title", "Q0 title")
     assert shown["t12"] == ("summary", "Q1 summary by the LLM.")
     assert shown["t29"] == ("full", "Short turn 29.")
-    communities_refresh(layer_id=session, force=True)
+    communities_refresh(layer_id=session, force=True, llm_now=True)
     assert len(llm.requests) == 2  # the same texts: no second call
     with override_settings(SUMMARY_PROVIDER="extractive"):  # the default: the engine's own rungs
         assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
@@ -98,7 +98,7 @@ def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(l
 def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeLlm, tenant: Tenant) -> None:
     session = conversation(tenant)
     llm.fail_next = 10
-    communities_refresh(layer_id=session)
+    communities_refresh(layer_id=session, llm_now=True)
     assert len(llm.requests) == 1
     notes = set(MessageSummary.objects.values_list("provider", "note"))
     assert len(notes) == 1 and next(iter(notes))[1].startswith("llm_unavailable: InternalServerError")
@@ -109,17 +109,17 @@ def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeLlm, tenant
 def test_a_spent_budget_makes_no_call(llm: FakeLlm, tenant: Tenant) -> None:
     session = conversation(tenant)
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=100):
-        communities_refresh(layer_id=session)
+        communities_refresh(layer_id=session, llm_now=True)
     assert llm.requests == []
     assert set(MessageSummary.objects.values_list("provider", "note")) == {("extractive", BUDGET_SPENT)}
-    communities_refresh(layer_id=session)  # room again: written now
+    communities_refresh(layer_id=session, llm_now=True)  # room again: written now
     assert len(llm.requests) == 2 and set(MessageSummary.objects.values_list("note", flat=True)) == {""}
 
 
 def test_without_an_llm_nothing_is_sent_or_stored(server: FakeLlm, tenant: Tenant) -> None:
     with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):
         session = conversation(tenant)
-        communities_refresh(layer_id=session)
+        communities_refresh(layer_id=session, llm_now=True)
         shown = depths(tenant, session)
     assert server.requests == [] and not MessageSummary.objects.exists()
     assert shown["t0"][0] == "title" and shown["t0"][1].startswith("Q0 note: the Kafka cluster")
