@@ -22,6 +22,7 @@ from apps.core import background
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
+from apps.profiles.services import ProfileInput, profile_create
 from tests.web.conftest import People
 from tests.web.harness import check_page, login, new_page
 from tests.web.sessions_data import Conversation, conversation_create
@@ -71,16 +72,23 @@ def chat(people: People, project: Layer) -> Conversation:
     return conversation
 
 
+@pytest.fixture
+def bot(people: People) -> str:
+    """An agent profile to preview with: an operator's chunks then show every action (the README's screenshot)."""
+    return profile_create(workspace=people.operator.workspace, name="billing-bot", data=ProfileInput()).name
+
+
 def test_the_user_previews_switches_budget_reloads_and_opens_the_overflow(
-    people: People, project: Layer, live_server: LiveServer, browser: Browser
+    people: People, project: Layer, bot: str, live_server: LiveServer, browser: Browser
 ) -> None:
     page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
-    login(page, live_server.url, people.viewer, next_path="/preview/")
+    login(page, live_server.url, people.operator, next_path="/preview/")
     page.goto(f"{live_server.url}/preview/?layer={project.pk}")
     check_page(page)  # the empty form
     page.set_viewport_size({"width": 1440, "height": 900})
 
     page.fill("textarea[name=query]", "when are invoices generated?")
+    page.select_option("select[name=profile]", bot)
     page.fill("input[name=token_budget]", "120")
     page.fill("input[name=timeout_ms]", "0")
     page.get_by_role("button", name="Assemble").click()
@@ -101,6 +109,10 @@ def test_the_user_previews_switches_budget_reloads_and_opens_the_overflow(
     expect(page.locator("textarea[name=query]")).to_have_value("when are invoices generated?")
     page.locator("#preview-result").scroll_into_view_if_needed()
     shot(page, "preview")
+    chunks = page.locator("#chunk-table")
+    expect(chunks.get_by_role("button", name=re.compile(f"^Exclude from {bot}")).first).to_be_visible()
+    page.locator("#chunks-heading").evaluate("heading => heading.scrollIntoView({block: 'start'})")
+    shot(page, "preview-chunks")
     check_page(page)  # a long context scrolls inside its own box, reachable by keyboard
     page.set_viewport_size({"width": 1440, "height": 900})
 
