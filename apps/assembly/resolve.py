@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -37,9 +37,9 @@ from apps.tokens.services import model_estimate
 from apps.workspaces.models import Workspace
 
 
-@dataclass
+@dataclass(frozen=True)
 class Resolved:
-    """Everything assembly needs to know, with the warnings resolving produced."""
+    """Everything assembly needs to know, with the warnings resolving produced (the answer's first)."""
 
     layer: Layer
     profile: AgentProfile | None
@@ -56,7 +56,7 @@ class Resolved:
     agent_type: str
     package_limit: int
     types: tuple[str, ...]
-    warnings: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
     estimate: Estimate = EXACT  # an estimated model's ratio and margin (tokens/services.model_estimate)
     requested_budget: int = 0  # as asked (request, else profile, else settings), before any cap or margin
 
@@ -69,27 +69,27 @@ def _layer(snapshot: LayerSnapshot, params: ContextParams) -> Layer:
     raise InvalidInput("give `layer` or `layer_external_id`", code=MISSING_LAYER)
 
 
-def _template(workspace: Workspace, name: str | None, warnings: list[str], *, from_profile: bool) -> Template | None:
-    """The named template; an unknown name is a 400 when the request gives it, a warning when a profile does."""
+def _template(workspace: Workspace, name: str | None, *, from_profile: bool) -> tuple[Template | None, str | None]:
+    """The named template and what to warn of; an unknown name is a 400 when the request gives it,
+    a warning (and the format's default) when a profile does."""
     if not name:
-        return None
+        return None, None
     custom = OutputTemplate.objects.filter(workspace=workspace, name=name).first()
     if custom is not None:
         try:
             by_type = custom.by_type if isinstance(custom.by_type, dict) else {}
-            return Template(name=custom.name, body=custom.body, by_type={str(k): str(v) for k, v in by_type.items()})
-        except TemplateError as exc:  # stored before a check it fails was added (or written around the API)
-            warnings.append(
-                degraded(
-                    Degraded.TEMPLATE_INVALID, f"template {name!r} is not usable ({exc}); using the format's default"
-                )
+            template = Template(
+                name=custom.name, body=custom.body, by_type={str(k): str(v) for k, v in by_type.items()}
             )
-            return None
+        except TemplateError as exc:  # stored before a check it fails was added (or written around the API)
+            return None, degraded(
+                Degraded.TEMPLATE_INVALID, f"template {name!r} is not usable ({exc}); using the format's default"
+            )
+        return template, None
     if name in BUILTIN_TEMPLATES:
-        return BUILTIN_TEMPLATES[name]
+        return BUILTIN_TEMPLATES[name], None
     if from_profile:
-        warnings.append(f"the profile's template {name!r} does not exist; using the format's default")
-        return None
+        return None, f"the profile's template {name!r} does not exist; using the format's default"
     names = ", ".join(sorted(BUILTIN_TEMPLATES))
     raise InvalidInput(
         f"unknown template {name!r} (built in: {names}, or one the workspace registered)", code=UNKNOWN_TEMPLATE
@@ -178,7 +178,9 @@ def resolve(
     if profile and not params.ranking and scorer_name not in settings.RANKING_FUNCTIONS:
         warnings.append(f"profile {profile.name!r} names unknown ranking {scorer_name!r}; using the default")
         scorer_name = "default"
-    template = _template(workspace, template_name, warnings, from_profile=not params.template)
+    template, template_warning = _template(workspace, template_name, from_profile=not params.template)
+    if template_warning:
+        warnings.append(template_warning)
     weights = RankWeights.from_overrides(
         {"recency_half_life_days": settings.RECENCY_HALF_LIFE_DAYS, **(profile.ranking_weights if profile else {})}
     )
@@ -205,6 +207,6 @@ def resolve(
         package_limit=package_limit,
         types=tuple(params.types) or tuple(profile.type_filters if profile and profile.type_filters else ()),
         requested_budget=requested,
-        warnings=warnings,
+        warnings=tuple(warnings),
         estimate=estimate,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -46,19 +46,33 @@ from apps.profiles.services import ProfileInput
 from apps.workspaces.models import Workspace
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """One assembly before it is recorded: the resolved request, the ranked candidates and the result."""
+    """One assembly before it is recorded: the resolved request, the ranked candidates and the result.
+
+    `warnings` are the answer's, written once by `assemble_outcome` in the order the stages ran
+    (clients compare them): resolving's, gathering's, packing's, the deadline's, then the result's."""
 
     resolved: Resolved
     ranked: list[Scored]
     result: Assembled | None  # None: no budget left in this zone, nothing was gathered
     extra_trace: list[TraceEntry]
-    warnings: list[str]
+    warnings: tuple[str, ...]
     started: float
     timings: StageTimes
     embedding_cache_hit: bool | None = None  # None: no query embedding was computed
     partial: bool = False  # a stage was skipped at the deadline
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """What gathering, ranking and packing produced, with their warnings in the order they arose."""
+
+    ranked: list[Scored] = field(default_factory=list)
+    result: Assembled | None = None  # None: no budget left in this zone, nothing was gathered
+    extra_trace: list[TraceEntry] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
+    embedding_cache_hit: bool | None = None
 
 
 def assemble_outcome(
@@ -86,34 +100,49 @@ def assemble_outcome(
             raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code=INVALID_EXPAND_RELATED)
         tree = layers.tree
         window_layers = _conversation(workspace, layers, params, r.layer)
-    warnings = r.warnings
     timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
     deadline = Deadline(limit_ms=timeout or None, started=started, cancelled=cancelled)
-    outcome = Outcome(
-        resolved=r, ranked=[], result=None, extra_trace=[], warnings=warnings, started=started, timings=timings
+    packed = _gather_and_pack(workspace, params, r, tree, window_layers, deadline, timings)
+    return Outcome(
+        resolved=r,
+        ranked=packed.ranked,
+        result=packed.result,
+        extra_trace=packed.extra_trace,
+        warnings=(
+            *r.warnings,
+            *packed.warnings,
+            *_deadline_warnings(deadline, timeout, started),
+            *_result_warnings(packed.ranked, packed.result),
+        ),
+        started=started,
+        timings=timings,
+        embedding_cache_hit=packed.embedding_cache_hit,
+        partial=deadline.partial,
     )
-    _gather_and_pack(outcome, workspace, params, tree, window_layers, deadline)
-    outcome.partial = deadline.partial
-    if deadline.partial:
-        elapsed = round((time.perf_counter() - started) * 1000)
-        warnings.append(
-            f"assembly passed its {timeout} ms deadline ({elapsed} ms since the request arrived): this context "
-            f"lacks {', '.join(deadline.skipped)}; the full context is being assembled in the background and "
-            "will be served from the cache"
-        )
-    _result_warnings(outcome)
-    return outcome
 
 
-def _result_warnings(outcome: Outcome) -> None:
-    ranked, result, warnings = outcome.ranked, outcome.result, outcome.warnings
+def _deadline_warnings(deadline: Deadline, timeout: int, started: float) -> tuple[str, ...]:
+    """What a context cut at its deadline lacks, and that the full one follows through the cache."""
+    if not deadline.partial:
+        return ()
+    elapsed = round((time.perf_counter() - started) * 1000)
+    return (
+        f"assembly passed its {timeout} ms deadline ({elapsed} ms since the request arrived): this context "
+        f"lacks {', '.join(deadline.skipped)}; the full context is being assembled in the background and "
+        "will be served from the cache",
+    )
+
+
+def _result_warnings(ranked: list[Scored], result: Assembled | None) -> tuple[str, ...]:
+    """What the packed context itself says: stale summaries in it, or why it is empty."""
+    warnings: tuple[str, ...] = ()
     stale = {(s.candidate.source, s.candidate.id) for s in ranked if s.candidate.stale}
     if result is not None and stale:
         names = sorted({c.layer_name for c in result.chunks if (c.source, c.id) in stale})
         if names:
-            warnings.append(
+            warnings += (
                 f"stale summaries served for {', '.join(names)}: their last regeneration failed, "
-                "they predate the latest changes"
+                "they predate the latest changes",
             )
     if result is None or not result.chunks:
         why = (
@@ -123,55 +152,65 @@ def _result_warnings(outcome: Outcome) -> None:
             if ranked
             else "no content matched this request"
         )
-        warnings.append(f"the context is empty: {why}")
+        warnings += (f"the context is empty: {why}",)
+    return warnings
 
 
-def _query_vector(params: ContextParams, outcome: Outcome, deadline: Deadline) -> np.ndarray | None | _PendingVector:
-    """The query vector (None: keyword search only), or the query embedding started in a thread,
-    which the hybrid search waits for after its keyword search (apps/layers/hybrid_search.py)."""
+@dataclass(frozen=True)
+class _QueryVector:
+    """The query vector (None: keyword search only) or its embedding still running, and the
+    warnings said before any search (no pgvector, a clipped query)."""
+
+    vector: np.ndarray | None | _PendingVector
+    warnings: tuple[str, ...] = ()
+    pending: _PendingVector | None = None  # the embedding in a thread, whether done or not
+
+
+def _query_vector(params: ContextParams, deadline: Deadline, timings: StageTimes) -> _QueryVector:
+    """The query vector, or the query embedding started in a thread, which the hybrid search waits
+    for after its keyword search (apps/layers/hybrid_search.py)."""
     if params.query_vector is not None:
-        return embeddings.validate_query_vector(list(params.query_vector))
+        return _QueryVector(embeddings.validate_query_vector(list(params.query_vector)))
     if not vector_available():
-        outcome.warnings.append("vector search is unavailable on this database; results come from keyword search only")
-        return None
-    if embeddings.query_clipped(params.query):
-        outcome.warnings.append(embeddings.QUERY_CLIPPED)
+        return _QueryVector(
+            None, ("vector search is unavailable on this database; results come from keyword search only",)
+        )
+    warnings = (embeddings.QUERY_CLIPPED,) if embeddings.query_clipped(params.query) else ()
     if deadline.expired():
         deadline.skip("query embedding")
-        return None
+        return _QueryVector(None, warnings)
     left = deadline.remaining_ms()
     pending = _PendingVector(
-        embeddings.embed_query_soon(params.query, timeout=None if left is None else left / 1000), outcome, deadline
+        embeddings.embed_query_soon(params.query, timeout=None if left is None else left / 1000), timings, deadline
     )
-    return pending() if pending.future.done() else pending  # a cached vector: the searches keep their order
+    # A cached vector: the searches keep their order.
+    return _QueryVector(pending() if pending.future.done() else pending, warnings, pending)
 
 
 @dataclass
 class _PendingVector:
     """A query embedding running in a thread; calling it waits for the vector, at most until the deadline.
 
-    An embedder failure degrades to keyword search with a warning; a wait past the deadline names
-    the query embedding as skipped (a partial answer, finished in the background, where the vector
-    computed meanwhile is in the cache)."""
+    An embedder failure degrades to keyword search with a warning (in `warnings` once called); a
+    wait past the deadline names the query embedding as skipped (a partial answer, finished in the
+    background, where the vector computed meanwhile is in the cache)."""
 
     future: Future[tuple[np.ndarray, bool]]
-    outcome: Outcome
+    timings: StageTimes
     deadline: Deadline
+    warnings: tuple[str, ...] = ()
+    cache_hit: bool | None = None  # None: no vector came back
 
     def __call__(self) -> np.ndarray | None:
         left = self.deadline.remaining_ms()
-        with self.outcome.timings.stage("embedding"):
+        with self.timings.stage("embedding"):
             try:
-                vector, self.outcome.embedding_cache_hit = self.future.result(
-                    timeout=None if left is None else max(left, 0) / 1000
-                )
+                vector, self.cache_hit = self.future.result(timeout=None if left is None else max(left, 0) / 1000)
             except TimeoutError:
                 self.deadline.skip("query embedding")
                 return None
             except embeddings.EmbeddingError as exc:  # degrade to keyword search, never fail the request
-                self.outcome.warnings.append(
-                    f"query embedding failed ({exc.message}); results come from keyword search only"
-                )
+                self.warnings = (f"query embedding failed ({exc.message}); results come from keyword search only",)
                 return None
         return vector
 
@@ -244,28 +283,26 @@ def _threads(tree: LayerTree, layer_ids: set[int]) -> dict[int, int]:
 
 
 def _gather_and_pack(
-    outcome: Outcome,
     workspace: Workspace,
     params: ContextParams,
+    r: Resolved,
     tree: LayerTree,
     window_layers: tuple[int, ...],
     deadline: Deadline,
-) -> None:
-    r, warnings, timings = outcome.resolved, outcome.warnings, outcome.timings
+    timings: StageTimes,
+) -> _Packed:
     if r.budget < 1 or r.zone == "emergency":
-        return
+        return _Packed()
     deadline.check("embedding")
     with timings.stage("embedding"):
-        query_vector = _query_vector(params, outcome, deadline)
-    if query_vector is not None and (note := reembedding_note(workspace_id=workspace.pk)):
-        warnings.append(note)
+        query = _query_vector(params, deadline, timings)
+    note = reembedding_note(workspace_id=workspace.pk) if query.vector is not None else None
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
-    candidates, extra_trace, floor = _candidates(
-        workspace, params, r, tree, window_layers, query_vector, warnings, deadline, timings
-    )
+    gathered = _candidates(workspace, params, r, tree, window_layers, query.vector, deadline, timings)
     searched = sum(timings.ms.get(stage, 0.0) for stage in ("vector_search", "keyword_search", "embedding")) - waited
     timings.add("candidates", (time.perf_counter() - gathering) * 1000 - searched)
+    candidates, extra_trace = gathered.candidates, list(gathered.extra_trace)
     context = RankContext(
         now=timezone.now(),
         weights=r.weights,
@@ -279,18 +316,40 @@ def _gather_and_pack(
     with timings.stage("ranking"):
         ranked = rank(candidates, context=context, scorer=r.scorer, failed=unranked)
         # A summary no closer to the query than its best hits does not pay its tokens (engine/floor.py).
-        floor = floor.raised(candidates)
-        outcome.ranked = [s for s in ranked if not floor.below(s.candidate)]
+        floor = gathered.floor.raised(candidates)
+        kept = [s for s in ranked if not floor.below(s.candidate)]
         extra_trace += [_below_floor(s) for s in ranked if floor.below(s.candidate)]
     deadline.check("packing")
     with timings.stage("packing"):
-        outcome.result = pack(outcome.ranked, r, r.budget, deadline)
+        result = pack(kept, r, r.budget, deadline)
     extra_trace += [_filtered(c, reason=Reason.FAILED) for c in unranked]
-    outcome.extra_trace = extra_trace
     failed = [f"{c.source} {c.id}" for c in unranked]
-    failed += [f"{source} {id_}" for source, id_ in outcome.result.failed]
-    if failed:
-        warnings.append(skipped_candidates(failed))
+    failed += [f"{source} {id_}" for source, id_ in result.failed]
+    pending = query.pending
+    return _Packed(
+        ranked=kept,
+        result=result,
+        extra_trace=extra_trace,
+        warnings=(
+            *query.warnings,
+            *((note,) if note else ()),
+            *(pending.warnings if pending else ()),  # said while the hybrid search waited for the vector
+            *gathered.warnings,
+            *((skipped_candidates(failed),) if failed else ()),
+        ),
+        embedding_cache_hit=pending.cache_hit if pending else None,
+    )
+
+
+@dataclass(frozen=True)
+class _Gathered:
+    """The candidates of every source, those already left out (with why), the query's best hits,
+    and the gathering's warnings in the order the sources ran."""
+
+    candidates: list[Candidate]
+    extra_trace: list[TraceEntry]
+    floor: HitFloor
+    warnings: tuple[str, ...]
 
 
 def _candidates(
@@ -300,10 +359,9 @@ def _candidates(
     tree: LayerTree,
     window_layers: tuple[int, ...],
     query_vector: Any,
-    warnings: list[str],
     deadline: Deadline,
     timings: StageTimes,
-) -> tuple[list[Candidate], list[TraceEntry], HitFloor]:
+) -> _Gathered:
     ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
     names = {k: v[2] for k, v in tree.items()}
     filters = ItemFilters(
@@ -330,8 +388,7 @@ def _candidates(
         neighbour_seeds=neighbour_seed_rank(r.budget),
         window_start=params.message_id,
     )
-    warnings.extend(found.warnings)
-    skipped = found.skipped
+    skipped = found.skipped  # related items add theirs
     candidates = found.candidates
     extra_trace: list[TraceEntry] = [_filtered(c, reason=Reason.OTHER_BRANCH) for c in found.off_branch]
     if window_layers and params.conversation_id:  # messages outside the named conversation are filtered
@@ -339,44 +396,14 @@ def _candidates(
         kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
         extra_trace += [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
         candidates = kept
-    if params.expand_related and deadline.expired():
-        deadline.skip("related items")
-    elif params.expand_related:
-        seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
-        related, error = isolated(
-            lambda: related_items(
-                seeds=seeds,
-                filters=filters,
-                layer_names=names,
-                depth=params.expand_related,
-                skipped=skipped,
-                deadline=deadline,
-            ),
-            what="related items",
-        )
-        candidates += related or []
-        if error is not None:
-            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "related items could not be read"))
-    if (not params.kinds or "summary" in params.kinds) and deadline.expired():
-        deadline.skip("layer summaries")
-    elif not params.kinds or "summary" in params.kinds:
-        summaries, error = isolated(
-            lambda: layer_summaries(
-                workspace_id=workspace.pk,
-                layer_ids=(*own, *ancestors),
-                layer_names=names,
-                user=params.user,
-                query_vector=found.query_vector,
-            ),
-            what="layer summaries",
-        )
-        summaries, written_later = _summaries_before(workspace, params, window_layers, summaries or [])
-        candidates += summaries
-        extra_trace += [_filtered(c, reason=Reason.OTHER_BRANCH) for c in written_later]
-        if error is not None:
-            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"))
-    if skipped:
-        warnings.append(skipped_candidates(skipped))
+    related, related_warnings = _related(params, r, candidates, filters, names, skipped, deadline)
+    candidates += related
+    summaries, written_later, summary_warnings = _summaries(
+        workspace, params, (*own, *ancestors), names, window_layers, found.query_vector, deadline
+    )
+    candidates += summaries
+    extra_trace += [_filtered(c, reason=Reason.OTHER_BRANCH) for c in written_later]
+    skipped_warnings = (skipped_candidates(skipped),) if skipped else ()
     # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
     # a failing agent matter most exactly when it is failing; a slow first request must not drop them.
     deadline.check("candidate sources")  # but not past a cancel
@@ -415,13 +442,93 @@ def _candidates(
         candidates = [c for c, ok in zip(candidates, passed, strict=True) if ok]
     # A community stands in for its far-away members only once it is in the context: the packer
     # leaves out a member ranked after it ("in_community"), never one whose community was left out.
-    warnings.extend(source_warnings)
+    return _Gathered(
+        candidates=candidates,
+        extra_trace=extra_trace,
+        floor=found.floor,
+        warnings=(
+            *found.warnings,
+            *related_warnings,
+            *summary_warnings,
+            *skipped_warnings,
+            *source_warnings,
+            *_package_warnings(params, r, candidates),
+        ),
+    )
+
+
+def _related(
+    params: ContextParams,
+    r: Resolved,
+    candidates: list[Candidate],
+    filters: ItemFilters,
+    names: dict[int, str],
+    skipped: list[str],
+    deadline: Deadline,
+) -> tuple[list[Candidate], tuple[str, ...]]:
+    """The items `params.expand_related` hops from the hits, seeded by their fused relevance; a
+    failure leaves them out with a warning, a deadline names them skipped."""
+    if not params.expand_related:
+        return [], ()
+    if deadline.expired():
+        deadline.skip("related items")
+        return [], ()
+    seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
+    related, error = isolated(
+        lambda: related_items(
+            seeds=seeds,
+            filters=filters,
+            layer_names=names,
+            depth=params.expand_related,
+            skipped=skipped,
+            deadline=deadline,
+        ),
+        what="related items",
+    )
+    if error is not None:
+        return [], (degraded(Degraded.CANDIDATES_FAILED, "related items could not be read"),)
+    return related or [], ()
+
+
+def _summaries(
+    workspace: Workspace,
+    params: ContextParams,
+    layer_ids: tuple[int, ...],
+    names: dict[int, str],
+    window_layers: tuple[int, ...],
+    query_vector: np.ndarray | None,
+    deadline: Deadline,
+) -> tuple[list[Candidate], list[Candidate], tuple[str, ...]]:
+    """The summaries of the request's layer and its ancestors, those written after the message
+    compiled from (left out: another branch of time), and a warning if they could not be read."""
+    if params.kinds and "summary" not in params.kinds:
+        return [], [], ()
+    if deadline.expired():
+        deadline.skip("layer summaries")
+        return [], [], ()
+    summaries, error = isolated(
+        lambda: layer_summaries(
+            workspace_id=workspace.pk,
+            layer_ids=layer_ids,
+            layer_names=names,
+            user=params.user,
+            query_vector=query_vector,
+        ),
+        what="layer summaries",
+    )
+    kept, written_later = _summaries_before(workspace, params, window_layers, summaries or [])
+    failed = (degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"),) if error is not None else ()
+    return kept, written_later, failed
+
+
+def _package_warnings(params: ContextParams, r: Resolved, candidates: list[Candidate]) -> tuple[str, ...]:
+    """That no context package came, when the request asks for packages (by kind, agent type or group)."""
     wants_packages = tuple(params.kinds) == ("package",) or bool(r.agent_type) or bool(params.group_id)
     if wants_packages and not any(c.kind == "package" for c in candidates):
-        warnings.append("No context packages found")
-    elif params.group_id and not any(c.kind == "package" and c.group_id in ("", params.group_id) for c in candidates):
-        warnings.append(f"No context packages found for group {params.group_id}")
-    return candidates, extra_trace, found.floor
+        return ("No context packages found",)
+    if params.group_id and not any(c.kind == "package" and c.group_id in ("", params.group_id) for c in candidates):
+        return (f"No context packages found for group {params.group_id}",)
+    return ()
 
 
 def _searched_layers(
