@@ -27,11 +27,18 @@ from apps.core.archive.parts import (
 )
 
 COMMUNITY_FIELDS = ("kind", "key", "title", "summary", "summary_tokens", "first_at", "last_at", "computed_at")
+# Who wrote a community's text and from what (an LLM's kept on restore, not asked again); an archive
+# written before them restores the model's defaults.
+WRITER_FIELDS = ("summary_provider", "summary_note", "source_hash")
+
+
+def _max_length(field: str) -> int:
+    return int(getattr(Community._meta.get_field(field), "max_length", 0) or 0)
 
 
 def communities_export(scope: ExportScope) -> Iterable[Row]:
     communities = Community.objects.filter(workspace_id=scope.workspace_id).order_by("id")
-    fields: tuple[str, ...] = ("id", "layer_id", *COMMUNITY_FIELDS)
+    fields: tuple[str, ...] = ("id", "layer_id", *COMMUNITY_FIELDS, *WRITER_FIELDS)
     if scope.embeddings:
         fields = (*fields, "embedding", "embedding_model")
     for batch in batched(iter(communities.values(*fields).iterator(chunk_size=500)), 500):
@@ -56,6 +63,7 @@ def communities_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
                     workspace_id=scope.workspace_id,
                     layer_id=scope.ids.get("layer", row["layer"]),
                     **{f: row[f] for f in COMMUNITY_FIELDS},
+                    **{f: row[f][: _max_length(f)] for f in WRITER_FIELDS if isinstance(row.get(f), str)},
                     **stored_vector_restore(scope, row),
                 )
             )

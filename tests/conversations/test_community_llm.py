@@ -183,3 +183,14 @@ def test_message_writes_get_llm_summaries_in_the_background(
     rows = list(Community.objects.filter(layer_id=session, kind="task"))
     assert len(rows) == 3 and {c.summary_provider for c in rows} == {"llm:gpt-4o-mini"}
     assert sum(passages_asked(llm)) >= 3  # asked by the background run, not by the writes
+
+
+def test_an_archive_keeps_who_wrote_a_community(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+    from apps.conversations.archive import communities_export
+    from apps.core.archive.parts import ExportScope
+
+    three_tasks(tenant, session)
+    communities_refresh(layer_id=session, llm_now=True)
+    rows = list(communities_export(ExportScope(workspace_id=tenant.workspace.pk, embeddings=False)))
+    assert {(r["summary_provider"], r["summary_note"]) for r in rows} == {("llm:gpt-4o-mini", "")}
+    assert all(len(r["source_hash"]) == 64 for r in rows)
