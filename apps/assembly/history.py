@@ -8,7 +8,7 @@ engine's own formatter (json/markdown/text), so it reads like assembled context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,14 +53,13 @@ class HistoryQuery:
     limit: int = 50
     format: str = "markdown"
     model: str | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
-def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, FusedHit]:
+def _search(q: HistoryQuery, filters: ItemFilters) -> tuple[dict[int, FusedHit], list[str]]:
     """Message id → its hit for the query: the shared hybrid search (apps/layers/hybrid_search.py),
     fused by score like assembly's, within HISTORY_TIMEOUT_MS; vector-only hits this far below the
-    best similarity are dropped (SIMILARITY_MARGIN)."""
-    warnings = q.warnings
+    best similarity are dropped (SIMILARITY_MARGIN). With the search's warnings, in the order they arose."""
+    warnings: list[str] = []
     deadline = Deadline(limit_ms=settings.HISTORY_TIMEOUT_MS or None)  # the query embedding counts too
     timings = StageTimes()  # not recorded: its stages are the search span's children when tracing
     vector = None
@@ -86,7 +85,7 @@ def _search(q: HistoryQuery, filters: ItemFilters) -> dict[int, FusedHit]:
         )
     floor = found.vector[0].similarity - SIMILARITY_MARGIN if found.vector else 0.0
     hits = [h for h in found.fused() if h.keyword_rank is not None or (h.similarity or 0.0) >= floor]
-    return {h.item_id: h for h in hits[: q.limit]}
+    return {h.item_id: h for h in hits[: q.limit]}, warnings
 
 
 def _scope(workspace: Workspace, layer: Layer | None) -> tuple[int, ...]:
@@ -125,6 +124,7 @@ def _history_search(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     filters = ItemFilters(workspace_id=workspace.pk, layer_ids=layer_ids, kinds=(ItemKind.MESSAGE,))
     items = Item.objects.filter(filters.q())
     hits: dict[int, FusedHit] = {}
+    warnings: list[str] = []  # the search's: the answer's only ones
     if q.ids:
         found = set(
             Item.objects.filter(workspace=workspace, kind=ItemKind.MESSAGE, pk__in=q.ids).values_list("pk", flat=True)
@@ -136,11 +136,11 @@ def _history_search(workspace: Workspace, q: HistoryQuery) -> dict[str, Any]:
     if q.task:
         items = items.filter(task_ids__contains=[q.task])
     if q.query.strip():
-        hits = _search(q, filters)
+        hits, warnings = _search(q, filters)
         items = items.filter(pk__in=list(hits))
     rows = list(items.order_by("created_at", "id").values(*MESSAGE_FIELDS, "metadata")[: q.limit])
     communities = _task_communities(workspace, layer_ids, q.task) if q.task else []
-    return _respond(workspace, q, rows, hits, communities)
+    return _respond(workspace, q, rows, hits, communities, warnings)
 
 
 def _task_communities(workspace: Workspace, layer_ids: tuple[int, ...], task: str) -> list[Community]:
@@ -157,6 +157,7 @@ def _respond(
     rows: list[dict[str, Any]],
     hits: dict[int, FusedHit],
     communities: list[Community],
+    warnings: list[str],
 ) -> dict[str, Any]:
     names = dict(
         Layer.objects.filter(workspace=workspace, pk__in={r["layer_id"] for r in rows}).values_list("id", "name")
@@ -211,5 +212,5 @@ def _respond(
             {"id": c.pk, "kind": c.kind, "key": c.key, "title": c.title, "summary": c.summary, "layer": c.layer_id}
             for c in communities
         ],
-        "warnings": q.warnings,
+        "warnings": warnings,
     }

@@ -70,6 +70,5 @@ class HistoryApi(APIView):
             limit=limit,
             format=params.get("format") or "markdown",
             model=params.get("model") or None,
-            warnings=[],
         )
         return Response(history_query(workspace=workspace, q=q))
