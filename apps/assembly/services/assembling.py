@@ -299,7 +299,7 @@ def _gather_and_pack(
     note = reembedding_note(workspace_id=workspace.pk) if query.vector is not None else None
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
-    gathered = _candidates(workspace, params, r, tree, window_layers, query.vector, deadline, timings)
+    gathered = _candidates(_Gathering(workspace, params, r, tree, window_layers, deadline, timings), query.vector)
     searched = sum(timings.ms.get(stage, 0.0) for stage in ("vector_search", "keyword_search", "embedding")) - waited
     timings.add("candidates", (time.perf_counter() - gathering) * 1000 - searched)
     candidates, extra_trace = gathered.candidates, list(gathered.extra_trace)
@@ -342,6 +342,20 @@ def _gather_and_pack(
 
 
 @dataclass(frozen=True)
+class _Gathering:
+    """One request's gathering: what every gatherer reads (the request, its resolution, the layers
+    in scope and the conversation window's), and the deadline and stage clock they share."""
+
+    workspace: Workspace
+    params: ContextParams
+    resolved: Resolved
+    tree: LayerTree
+    window_layers: tuple[int, ...]
+    deadline: Deadline
+    timings: StageTimes
+
+
+@dataclass(frozen=True)
 class _Gathered:
     """The candidates of every source, those already left out (with why), the query's best hits,
     and the gathering's warnings in the order the sources ran."""
@@ -352,16 +366,9 @@ class _Gathered:
     warnings: tuple[str, ...]
 
 
-def _candidates(
-    workspace: Workspace,
-    params: ContextParams,
-    r: Resolved,
-    tree: LayerTree,
-    window_layers: tuple[int, ...],
-    query_vector: Any,
-    deadline: Deadline,
-    timings: StageTimes,
-) -> _Gathered:
+def _candidates(g: _Gathering, query_vector: Any) -> _Gathered:
+    workspace, params, r, tree, window_layers = g.workspace, g.params, g.resolved, g.tree, g.window_layers
+    deadline, timings = g.deadline, g.timings
     ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
     names = {k: v[2] for k, v in tree.items()}
     filters = ItemFilters(
@@ -396,11 +403,9 @@ def _candidates(
         kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
         extra_trace += [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
         candidates = kept
-    related, related_warnings = _related(params, r, candidates, filters, names, skipped, deadline)
+    related, related_warnings = _related(g, candidates, filters, names, skipped)
     candidates += related
-    summaries, written_later, summary_warnings = _summaries(
-        workspace, params, (*own, *ancestors), names, window_layers, found.query_vector, deadline
-    )
+    summaries, written_later, summary_warnings = _summaries(g, (*own, *ancestors), names, found.query_vector)
     candidates += summaries
     extra_trace += [_filtered(c, reason=Reason.OTHER_BRANCH) for c in written_later]
     skipped_warnings = (skipped_candidates(skipped),) if skipped else ()
@@ -458,16 +463,11 @@ def _candidates(
 
 
 def _related(
-    params: ContextParams,
-    r: Resolved,
-    candidates: list[Candidate],
-    filters: ItemFilters,
-    names: dict[int, str],
-    skipped: list[str],
-    deadline: Deadline,
+    g: _Gathering, candidates: list[Candidate], filters: ItemFilters, names: dict[int, str], skipped: list[str]
 ) -> tuple[list[Candidate], tuple[str, ...]]:
     """The items `params.expand_related` hops from the hits, seeded by their fused relevance; a
     failure leaves them out with a warning, a deadline names them skipped."""
+    params, r, deadline = g.params, g.resolved, g.deadline
     if not params.expand_related:
         return [], ()
     if deadline.expired():
@@ -491,16 +491,11 @@ def _related(
 
 
 def _summaries(
-    workspace: Workspace,
-    params: ContextParams,
-    layer_ids: tuple[int, ...],
-    names: dict[int, str],
-    window_layers: tuple[int, ...],
-    query_vector: np.ndarray | None,
-    deadline: Deadline,
+    g: _Gathering, layer_ids: tuple[int, ...], names: dict[int, str], query_vector: np.ndarray | None
 ) -> tuple[list[Candidate], list[Candidate], tuple[str, ...]]:
     """The summaries of the request's layer and its ancestors, those written after the message
     compiled from (left out: another branch of time), and a warning if they could not be read."""
+    workspace, params, deadline = g.workspace, g.params, g.deadline
     if params.kinds and "summary" not in params.kinds:
         return [], [], ()
     if deadline.expired():
@@ -516,7 +511,7 @@ def _summaries(
         ),
         what="layer summaries",
     )
-    kept, written_later = _summaries_before(workspace, params, window_layers, summaries or [])
+    kept, written_later = _summaries_before(workspace, params, g.window_layers, summaries or [])
     failed = (degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"),) if error is not None else ()
     return kept, written_later, failed
 
