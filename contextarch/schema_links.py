@@ -72,7 +72,7 @@ ON_AN_ITEM = [
 ]
 ON_A_RELATIONSHIP = ["GET /relationships/{relationship_id}/", "DELETE /relationships/{relationship_id}/"]
 ON_A_PATTERN = ["GET /error-patterns/{pattern_id}/", "DELETE /error-patterns/{pattern_id}/"]
-ON_A_PROFILE = ["GET /profiles/{name}/", "PUT /profiles/{name}/", "DELETE /profiles/{name}/"]
+ON_A_PROFILE = ["GET /profiles/{name}/", "PUT /profiles/{name}/", "PATCH /profiles/{name}/", "DELETE /profiles/{name}/"]
 ON_A_TEMPLATE = ["GET /templates/{name}/", "PUT /templates/{name}/", "DELETE /templates/{name}/"]
 ON_AN_UPSTREAM = ["GET /upstreams/{kind}/", "DELETE /upstreams/{kind}/"]
 ON_AN_ALLOWLIST_ENTRY = ["GET /redaction/allowlist/{entry_id}/", "DELETE /redaction/allowlist/{entry_id}/"]
