@@ -5,9 +5,9 @@ Heavy requests (a context assembly, its preview, a history search) take a slot o
 as long as they run: at most WORKSPACE_MAX_CONCURRENT per workspace, so one workspace never holds
 more than that many pooled connections (the pool has DB_POOL_MAX), and at most WORKER_MAX_CONCURRENT
 in all, since they share one interpreter (and its GIL) and two cores: past a few, running more at
-once only makes each slower. A freed slot goes to the waiting workspace with the fewest running (the
-longest waiting first among equals), so a tenant that sends one request at a time is next in line
-however many another has queued.
+once only makes each slower. A freed slot goes to the waiting workspace with the fewest running, and
+among equals to the one admitted longest ago (turns go round), so a tenant that sends one request at a
+time is next in line however many another has queued, even when the flood's slot just freed.
 
 A request that finds no slot waits for one at most WORKSPACE_QUEUE_MS, then answers 429 `overloaded`
 with `Retry-After`. Waiting briefly, rather than refusing at once, serves a tenant's small fan-out
@@ -58,6 +58,8 @@ class FairGate:
         self._running: Counter[int] = Counter()
         self._queues: dict[int, deque[_Waiter]] = {}
         self._seq = itertools.count()
+        self._turns = itertools.count()
+        self._last_turn: dict[int, int] = {}  # when each workspace running or waiting was last admitted
 
     def _room(self, workspace_id: int) -> bool:
         if self.per_workspace and self._running[workspace_id] >= self.per_workspace:
@@ -65,17 +67,29 @@ class FairGate:
         return not self.total or self._running.total() < self.total
 
     def _admit(self) -> None:
-        """Hand free slots to queue heads: the workspace with the fewest running first, then the oldest."""
+        """Hand free slots to queue heads: the workspace with the fewest running first, then the one
+        admitted longest ago (turns go round the workspaces: a flood's older waiters do not go before
+        another tenant's one), then the oldest waiter."""
         while True:
-            heads = [(self._running[ws], q[0].seq, ws) for ws, q in self._queues.items() if self._room(ws)]
+            heads = [
+                (self._running[ws], self._last_turn.get(ws, -1), q[0].seq, ws)
+                for ws, q in self._queues.items()
+                if self._room(ws)
+            ]
             if not heads:
                 return
-            workspace_id = min(heads)[2]
+            workspace_id = min(heads)[3]
             queue = self._queues[workspace_id]
             queue.popleft().admitted = True
             if not queue:
                 del self._queues[workspace_id]
             self._running[workspace_id] += 1
+            self._last_turn[workspace_id] = next(self._turns)
+
+    def _forget(self, workspace_id: int) -> None:
+        """A workspace neither running nor waiting starts afresh (first in turn when it comes back)."""
+        if workspace_id not in self._running and workspace_id not in self._queues:
+            self._last_turn.pop(workspace_id, None)
 
     def enter(self, *, workspace_id: int, wait: float, before_waiting: Callable[[], None] | None = None) -> bool:
         """Take a slot for `workspace_id`, waiting at most `wait` seconds; False if none came."""
@@ -96,6 +110,7 @@ class FairGate:
                     queue.remove(waiter)
                     if not queue:
                         del self._queues[workspace_id]
+                    self._forget(workspace_id)
                     return False
                 self._cond.wait(left)
             return True
@@ -107,6 +122,7 @@ class FairGate:
             if self._running[workspace_id] <= 0:
                 del self._running[workspace_id]
             self._admit()
+            self._forget(workspace_id)
             self._cond.notify_all()
 
     def alone(self, workspace_id: int) -> bool:

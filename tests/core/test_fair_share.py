@@ -3,6 +3,7 @@ to the workspace with the fewest running, and 429 `overloaded` with Retry-After 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -11,6 +12,7 @@ from pytest_django.fixtures import SettingsWrapper
 
 from apps.core.fair_share import FairGate, gate
 from tests.conftest import Tenant
+from tests.waiting import wait_until
 
 
 def test_it_lets_a_workspace_run_only_its_share_and_refuses_the_next_after_the_wait() -> None:
@@ -50,6 +52,44 @@ def test_a_freed_slot_goes_to_the_workspace_with_the_fewest_running_though_anoth
     for thread in flood:
         thread.join(5)
     assert order.count(1) == 5
+
+
+def test_turns_go_round_the_workspaces_when_the_freed_slot_was_the_floods_own() -> None:
+    # One slot in all: the flood's slot frees and both workspaces then run none. Its five waiters are
+    # older, but the other tenant, never admitted yet, goes first; then the flood, then the tenant again.
+    slots = FairGate(total=1, per_workspace=0)
+    assert slots.enter(workspace_id=1, wait=0)
+    order: list[int] = []
+    queued = threading.Semaphore(0)
+
+    def wait_for_a_slot(workspace_id: int) -> None:
+        if slots.enter(workspace_id=workspace_id, wait=10, before_waiting=queued.release):
+            order.append(workspace_id)
+
+    flood = [threading.Thread(target=wait_for_a_slot, args=(1,)) for _ in range(5)]
+    for thread in flood:
+        thread.start()
+        assert queued.acquire(timeout=5)  # each waits in turn: the flood's seq are older
+    victim = threading.Thread(target=wait_for_a_slot, args=(2,))
+    victim.start()
+    assert queued.acquire(timeout=5)
+    slots.leave(workspace_id=1)
+    victim.join(5)
+    assert order == [2]
+    slots.leave(workspace_id=2)
+    wait_until(lambda: len(order) == 2)
+    again = threading.Thread(target=wait_for_a_slot, args=(2,))
+    again.start()
+    assert queued.acquire(timeout=5)
+    slots.leave(workspace_id=1)  # the flood ran last: the tenant's second request goes before its four
+    again.join(5)
+    assert order == [2, 1, 2]
+    for admitted in range(4, 8):
+        slots.leave(workspace_id=2 if order[-1] == 2 else 1)
+        wait_until(functools.partial(_has_length, order, admitted))
+    for thread in flood:
+        thread.join(5)
+    assert order == [2, 1, 2, 1, 1, 1, 1]
 
 
 def test_it_gives_back_the_waiting_requests_database_connection_before_it_waits() -> None:
@@ -107,3 +147,7 @@ def test_a_lone_workspaces_burst_waits_longer_for_its_share_than_one_that_crowds
     finally:
         slots.leave(workspace_id=ws)
         slots.leave(workspace_id=-1)
+
+
+def _has_length(values: list[int], length: int) -> bool:
+    return len(values) == length
