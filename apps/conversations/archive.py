@@ -1,17 +1,23 @@
-"""The conversations app's parts of a workspace archive: communities and access counts (apps/core/archive).
+"""The conversations app's parts of a workspace archive: communities, access counts and the LLM's
+message summaries (apps/core/archive).
 
 A community carries its members' item ids. Its graph state (what it was computed from) is not
 archived: it names the source's item ids, so the periodic sweep recomputes the restored sessions'
 communities once, from the same messages (deterministic: the same keys and members). A community's
 vector travels with `?embeddings=1` like an item's; without it (or of another model) the restored
 communities are embedded in the background, as after any write.
+
+A message summary is the LLM's text for one long turn, kept with the content hash it was written
+from: a restored copy uses it while its message's text is the same (it is, the archive carries the
+text), so the copy's long turns keep their LLM rungs without asking the LLM again. A row written
+with a note (the LLM failed or was over budget) is left out: the copy's sweep asks again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from apps.conversations.models import Community, CommunityKind, CommunityMember, ItemAccess
+from apps.conversations.models import Community, CommunityKind, CommunityMember, ItemAccess, MessageSummary
 from apps.conversations.tasks import embed_communities
 from apps.core import background
 from apps.core.archive.parts import (
@@ -101,6 +107,39 @@ def access_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
     return count
 
 
+MESSAGE_SUMMARY_FIELDS = ("content_hash", "summary", "title", "provider", "written_at")
+
+
+def _summary_max_length(field: str) -> int:
+    return int(getattr(MessageSummary._meta.get_field(field), "max_length", 0) or 0)
+
+
+def message_summaries_export(scope: ExportScope) -> Iterable[Row]:
+    rows = MessageSummary.objects.filter(item__workspace_id=scope.workspace_id, note="").order_by("item_id")
+    for row in rows.values("item_id", *MESSAGE_SUMMARY_FIELDS).iterator(chunk_size=2000):
+        yield dict(row)
+
+
+def message_summaries_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
+    count = 0
+    for batch in batched(rows, 2000):
+        MessageSummary.objects.bulk_create(
+            MessageSummary(
+                item_id=scope.ids.get("item", row["item_id"]),
+                **{f: _cut(f, row[f]) for f in MESSAGE_SUMMARY_FIELDS},
+            )
+            for row in batch
+        )
+        count += len(batch)
+    return count
+
+
+def _cut(field: str, value: object) -> object:
+    """A text longer than its column (a hand-edited archive) is cut to it, as communities' are."""
+    limit = _summary_max_length(field)
+    return value[:limit] if limit and isinstance(value, str) else value
+
+
 def register_parts() -> None:
     register(
         ArchivePart(
@@ -118,5 +157,13 @@ def register_parts() -> None:
             restore=access_restore,
             occupied=lambda workspace_id: False,  # rows of items: the layers part decides
             count=lambda s: ItemAccess.objects.filter(item__workspace_id=s.workspace_id).count(),
+        ),
+        ArchivePart(
+            name="message_summaries",
+            order=75,
+            export=message_summaries_export,
+            restore=message_summaries_restore,
+            occupied=lambda workspace_id: False,  # rows of items: the layers part decides
+            count=lambda s: MessageSummary.objects.filter(item__workspace_id=s.workspace_id, note="").count(),
         ),
     )

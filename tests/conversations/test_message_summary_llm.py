@@ -123,3 +123,36 @@ def test_without_an_llm_nothing_is_sent_or_stored(server: FakeLlm, tenant: Tenan
         shown = depths(tenant, session)
     assert server.requests == [] and not MessageSummary.objects.exists()
     assert shown["t0"][0] == "title" and shown["t0"][1].startswith("Q0 note: the Kafka cluster")
+
+
+def test_an_archive_carries_the_llms_message_summaries_and_the_copy_uses_them_without_asking(
+    llm: FakeLlm, tenant: Tenant
+) -> None:
+    import io
+
+    from apps.core.archive.export import archive_export
+    from apps.core.archive.restore import archive_restore
+    from apps.layers.models import Item, Layer
+    from tests.conftest import make_tenant
+
+    session = conversation(tenant)
+    communities_refresh(layer_id=session, llm_now=True)
+    failed = Item.objects.get(layer_id=session, external_id="t13")
+    MessageSummary.objects.filter(item=failed).update(summary="", title="", note="llm_unavailable: down")
+    archive = io.BytesIO()
+    manifest = archive_export(workspace_id=tenant.workspace.pk, source={}, out=archive)
+    assert manifest["members"]["message_summaries.jsonl"]["rows"] == 2  # the failed one is asked again
+    asked = len(llm.requests)
+
+    copy = make_tenant("copy")
+    archive.seek(0)
+    archive_restore(workspace_id=copy.workspace.pk, source=archive)
+    restored = Layer.objects.get(workspace=copy.workspace, name="chat").pk
+    rows = MessageSummary.objects.filter(item__workspace=copy.workspace)
+    assert sorted(rows.values_list("item__external_id", "provider")) == [
+        ("t0", "llm:gpt-4o-mini"),
+        ("t12", "llm:gpt-4o-mini"),
+    ]
+    shown = depths(copy, restored)
+    assert shown["t0"] == ("title", "Q0 title") and shown["t12"] == ("summary", "Q1 summary by the LLM.")
+    assert len(llm.requests) == asked
