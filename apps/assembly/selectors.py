@@ -19,6 +19,7 @@ from django.db.models.lookups import In
 
 from apps.assembly.errors import TEMPLATE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord, OutputTemplate, RecordOrigin
+from apps.assembly.recorded import request_decisions
 from apps.assembly.services.record_writer import records_flush
 from apps.core.errors import NotFound
 from apps.workspaces.models import Workspace
@@ -96,10 +97,9 @@ class RecordFilters:
 def _zone_q(zone: str) -> Q:
     """Records assembled in `zone`, and cache hits of such records (a hit's request keeps only
     its query and `cached_from`; the zone is its original's)."""
-    originals = AssemblyRecord.objects.filter(request__zone=zone).values(
-        trace_text=Cast("trace_id", output_field=CharField())
-    )
-    return Q(request__zone=zone) | Q(In(KeyTextTransform("cached_from", "request"), Subquery(originals)))
+    decided = Q(request__resolved__zone=zone) | Q(request__zone=zone)  # the one shape, or an older record's
+    originals = AssemblyRecord.objects.filter(decided).values(trace_text=Cast("trace_id", output_field=CharField()))
+    return decided | Q(In(KeyTextTransform("cached_from", "request"), Subquery(originals)))
 
 
 def original_zones(*, workspace: Workspace, records: list[AssemblyRecord]) -> dict[str, str]:
@@ -112,7 +112,7 @@ def original_zones(*, workspace: Workspace, records: list[AssemblyRecord]) -> di
     if not wanted:
         return {}
     rows = AssemblyRecord.objects.filter(workspace=workspace, trace_id__in=wanted).values_list("trace_id", "request")
-    return {str(trace_id): str(request.get("zone") or "") for trace_id, request in rows if isinstance(request, dict)}
+    return {str(trace_id): str(request_decisions(request).get("zone") or "") for trace_id, request in rows}
 
 
 HEX_PREFIX = re.compile(r"[0-9a-f]{4,32}")

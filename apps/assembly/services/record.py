@@ -1,7 +1,7 @@
 """The assembly record of each answer: what was asked, what came out, where the time went and why.
 
-Records keep the query redacted (agents paste logs and keys into queries); retrieval still searched
-with the query as sent.
+Records keep the request in the one JSON shape (apps/assembly/recorded.py) with the query and the
+agent's error redacted (agents paste logs and keys into them); retrieval still searched with them as sent.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from django.conf import settings
 
 from apps.assembly.models import RecordOrigin
 from apps.assembly.params import ContextParams
+from apps.assembly.recorded import request_to_record
 from apps.assembly.results import ContextResult
 from apps.assembly.scope import cached_record_fields, record_fields
 from apps.assembly.services.assembling import Outcome
@@ -42,9 +43,11 @@ def stored_query(*, workspace_id: int, query: str) -> str:
 
 
 def _redact_query(fields: dict[str, Any]) -> dict[str, Any]:
-    """The record's fields with the query redacted (run by the writer, before the insert)."""
-    workspace = fields["workspace"]
-    request = {**fields["request"], "query": stored_query(workspace_id=workspace.pk, query=fields["request"]["query"])}
+    """The record's fields with the query and the agent's error redacted (run by the writer, before the insert)."""
+    workspace_id, request = fields["workspace"].pk, dict(fields["request"])
+    for name in ("query", "error"):
+        if name in request:
+            request[name] = stored_query(workspace_id=workspace_id, query=request[name])
     return {**fields, "request": request}
 
 
@@ -68,27 +71,22 @@ def record_assembled(
         "layer": r.layer,
         "api_key": api_key,
         "origin": origin,
-        "request": {
-            "layer": r.layer.pk,
-            "query": params.query,  # redacted by the writer (_redact_query), off the request thread
-            "query_vector": params.query_vector is not None,
-            "token_budget": result.token_budget,
-            "model": r.model,
-            "profile": params.profile,
-            "format": r.fmt,
-            "kinds": list(params.kinds),
-            "exclude": list(params.exclude),
-            "types": list(r.types),
-            "zone": r.zone,
-            "ranking": r.scorer_name,
-            "weights": asdict(r.weights),  # the score's weights as resolved (profile over defaults)
-            "agent_type": r.agent_type,
-            "group_id": params.group_id,
-            "conversation_id": params.conversation_id,
-            "expand_related": params.expand_related,
-            "include_superseded": params.include_superseded,
-            "template": r.template.name if r.template else None,
-        },
+        # The query and error are redacted by the writer (_redact_query), off the request thread.
+        "request": request_to_record(
+            params=params,
+            resolved={
+                "layer": r.layer.pk,
+                "token_budget": result.token_budget,
+                "model": r.model,
+                "format": r.fmt,
+                "types": list(r.types),
+                "zone": r.zone,
+                "ranking": r.scorer_name,
+                "weights": asdict(r.weights),  # the score's weights as resolved (profile over defaults)
+                "agent_type": r.agent_type,
+                "template": r.template.name if r.template else None,
+            },
+        ),
         "model": r.model,
         "encoding": r.tokenizer.encoding,
         "tokens_used": result.total_tokens,

@@ -1,9 +1,9 @@
 """Replay: run a recorded request again now and say what changed (chunks added and removed, tokens).
 
-The record keeps the request as resolved (layer, redacted query, budget, model, format, filters,
-agent type, ...), so the replay asks for the same thing against today's content. What the record
-cannot give back is said in `notes`: a query vector (not stored), redacted words of the query, the
-context window and usage that chose the token zone.
+The record keeps the request as the caller sent it (every ContextParams field, the query and error
+redacted), so the replay asks for the same thing against today's content. What the record cannot
+give back is said in `notes`: a query vector (not stored), redacted words of the query, and for a
+record written before that shape, the context window and usage that chose the token zone.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from apps.assembly.context_diff import context_diff
 from apps.assembly.errors import TRACE_NOT_FOUND
 from apps.assembly.models import AssemblyRecord, RecordOrigin
 from apps.assembly.params import ContextParams
+from apps.assembly.recorded import recorded_request
 from apps.assembly.selectors import assembly_record_get
 from apps.assembly.services import context_preview
 from apps.core.errors import InvalidInput
@@ -48,39 +49,22 @@ class ReplayDiff:
 
 
 def replay_params(*, request: dict[str, Any], layer_id: int | None) -> tuple[ContextParams, list[str]]:
-    """The recorded request as ContextParams, with what could not be restored."""
-    notes: list[str] = []
-    layer = request.get("layer") or layer_id
-    if not layer:
+    """The recorded request as ContextParams (either shape, apps/assembly/recorded.py), with what could
+    not be restored."""
+    recorded = recorded_request(request, layer_id=layer_id)
+    params = recorded.params
+    if params.layer_id is None and params.layer_external_id is None:
         raise InvalidInput("the recorded layer no longer exists", code=LAYER_NOT_FOUND)
-    query = str(request.get("query") or "")
-    if request.get("query_vector"):
+    notes: list[str] = []
+    if "query_vector" in recorded.not_recorded:
         notes.append("the original sent a query vector, which is not recorded: the replay searches by the query text")
-    if "[REDACTED" in query:
+    if "[REDACTED" in params.query:
         notes.append("the recorded query is redacted: the replay searches with the redaction markers")
-    if request.get("zone") not in (None, "", "normal"):
+    if recorded.zone_lost:
         notes.append(
-            f"the original ran in the {request['zone']} zone; its context window and usage are not recorded, "
+            f"the original ran in the {recorded.zone_lost} zone; its context window and usage are not recorded, "
             "so the replay runs in the normal zone"
         )
-    params = ContextParams(
-        layer_id=int(layer),
-        query=query,
-        token_budget=int(request["token_budget"]) if request.get("token_budget") else None,
-        model=request.get("model") or None,
-        profile=request.get("profile") or None,
-        format=request.get("format") or None,
-        kinds=tuple(request.get("kinds") or ()),
-        types=tuple(request.get("types") or ()),
-        agent_type=str(request.get("agent_type") or ""),
-        group_id=str(request.get("group_id") or ""),
-        conversation_id=request.get("conversation_id") or None,
-        ranking=request.get("ranking") or None,
-        template=request.get("template") or None,
-        expand_related=int(request.get("expand_related") or 0),
-        include_superseded=bool(request.get("include_superseded")),
-        exclude=tuple(str(key) for key in request.get("exclude") or ()),  # what a proxied prompt carried
-    )
     return params, notes
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.http import QueryDict
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.recorded import request_decisions
 from apps.assembly.selectors import assembly_record_get
 from apps.web.console.explain import Explained, explain_rows, record_weights
 from apps.web.selectors.candidates import CandidateRow, trace_rows
@@ -64,6 +66,7 @@ class TraceView:
     rows: list[CandidateRow]
     explained: list[Explained] = field(default_factory=list)
     weights_kept: bool = True  # False: a record from before the weights were kept (the defaults are shown)
+    decided: dict[str, Any] = field(default_factory=dict)  # zone, format, template, ranking, weights, ...
 
     def shown(self, filters: TraceFilters) -> list[Explained]:
         return [row for row in self.explained if filters.keeps(row)]
@@ -99,7 +102,7 @@ def trace_view(*, record: AssemblyRecord) -> TraceView:
         source = assembly_record_get(workspace_id=record.workspace_id, trace_id=cached_from)
     trace = list(source.trace or []) if source is not None else []
     rows = trace_rows(workspace_id=record.workspace_id, trace=trace)
-    decided = source.request if source is not None and isinstance(source.request, dict) else {}
+    decided = request_decisions(source.request) if source is not None else {}
     return TraceView(
         record=record,
         decisions_of=source,
@@ -107,4 +110,5 @@ def trace_view(*, record: AssemblyRecord) -> TraceView:
         rows=rows,
         explained=explain_rows(workspace_id=record.workspace_id, rows=rows, trace=trace, request=decided),
         weights_kept=record_weights(decided)[1],
+        decided=decided,
     )

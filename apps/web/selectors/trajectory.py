@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from apps.assembly.recorded import request_decisions
 from apps.assembly.selectors import records_requests, session_record_figures, session_records
 from apps.layers.models import Layer
 from apps.layers.selectors import item_texts, layer_scope, layer_tree
@@ -163,7 +164,7 @@ def _turn(row: dict[str, Any], *, index: int, previous: Turn | None, originals: 
     tokens, keys = _included(trace)
     if not trace and row["tokens_used"]:
         tokens = {UNSAMPLED: row["tokens_used"]}
-    zone = str(request.get("zone") or "normal")
+    zone = str(request_decisions(request).get("zone") or "normal")
     return Turn(
         index=index,
         trace_id=str(row["trace_id"]),

@@ -84,7 +84,8 @@ def test_the_score_is_written_as_its_formula_with_the_weights_of_the_record(
     developer: Client, tenant: Tenant, project: Layer
 ) -> None:
     record = assembled(tenant, project, "invoices", token_budget=80)
-    assert record.request["weights"]["relevance"] == 0.8 and record.request["weights"]["recency"] == 0.05
+    weights = record.request["resolved"]["weights"]
+    assert weights["relevance"] == 0.8 and weights["recency"] == 0.05
     response = developer.get(f"/console/traces/{record.trace_id}/")
     for e in response.context["view"].explained:
         if e.rank is None:

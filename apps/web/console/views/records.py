@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 
 from apps.assembly.models import AssemblyRecord
+from apps.assembly.recorded import request_decisions
 from apps.assembly.selectors import RecordFilters, agent_types_recorded, assembly_records_list, original_zones
 from apps.core.htmx import render_page_or_partial
 from apps.web.console.access import developer_view
@@ -22,7 +23,7 @@ TEMPLATE = "console/records.html"
 
 def _zone(record: AssemblyRecord, originals: dict[str, str]) -> str:
     request = record.request if isinstance(record.request, dict) else {}
-    return str(request.get("zone") or originals.get(str(request.get("cached_from")), ""))
+    return str(request_decisions(request).get("zone") or originals.get(str(request.get("cached_from")), ""))
 
 
 def filter_form(*, workspace: Workspace, data: QueryDict | None) -> RecordFilterForm:
