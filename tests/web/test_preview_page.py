@@ -3,6 +3,7 @@ partial answers, errors as form errors, and the session-authenticated stream."""
 
 from __future__ import annotations
 
+from html import unescape
 from urllib.parse import urlencode
 
 import pytest
@@ -148,6 +149,20 @@ def test_a_service_refusal_is_a_form_error(signed_in: Client, project: Layer) ->
     response = signed_in.get(url(project, query="  "), HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert b"(missing_query)" in response.content
+
+
+@pytest.mark.parametrize(("field", "value"), [("timeout_ms", 60_001), ("error", "x" * 20_001)])
+def test_a_value_the_api_refuses_is_a_form_error_with_the_apis_message_and_code(
+    signed_in: Client, tenant: Tenant, project: Layer, field: str, value: object
+) -> None:
+    body = {"layer": project.pk, "query": "invoices billing", "token_budget": 120, "timeout_ms": 0, field: value}
+    api = tenant.client.post("/api/v1/context/", body, format="json")
+    assert api.status_code == 400
+    error = api.json()["error"]
+    response = signed_in.get(url(project, **{field: value}), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert f"{error['message']} ({error['code']})" in unescape(response.content.decode())
+    assert not AssemblyRecord.objects.filter(workspace=tenant.workspace).exists()
 
 
 def test_a_layer_of_another_workspace_is_refused(signed_in: Client, project: Layer, other_tenant: Tenant) -> None:

@@ -1,7 +1,8 @@
 """The profile page's two request forms: "try it" (beside the unsaved settings) and "compare with".
 
 Both ask for the request a profile is tried on: a layer, a query and optionally a budget (empty:
-the profile's, then the default). The range of a budget is checked once, by the service
+the profile's, then the default). The request goes through the API's serializer
+(apps/web/forms/context_request.py) and the range of a budget is checked once, by the service
 (apps/assembly/resolve.py); here only the types.
 """
 
@@ -14,6 +15,7 @@ from django import forms
 from django.conf import settings
 
 from apps.assembly.params import ContextParams
+from apps.web.forms.context_request import form_params
 from apps.web.layer_tree import LayerRow
 
 TRY_PREFIX = "try"
@@ -38,16 +40,18 @@ class TrialRequestForm(forms.Form):
         layer.choices = [(row.id, row.label) for row in layers]
         self.fields["token_budget"].widget.attrs.update({"min": 1, "max": settings.MAX_TOKEN_BUDGET})
 
-    def params(self, *, profile: str) -> ContextParams:
-        """The request as an agent naming `profile` would send it; no deadline, so both sides are whole."""
+    def params(self, *, profile: str) -> ContextParams | None:
+        """The request as an agent naming `profile` would send it, through the API's serializer (None, with
+        its error on the form, when the API would refuse it); no deadline, so both sides are whole."""
         data = self.cleaned_data
-        return ContextParams(
-            layer_id=data["layer"],
-            query=data["query"].strip(),
-            token_budget=data.get("token_budget"),
-            profile=profile,
-            timeout_ms=0,
-        )
+        body = {
+            "layer": data["layer"],
+            "query": data["query"].strip(),
+            "token_budget": data.get("token_budget"),
+            "profile": profile,
+            "timeout_ms": 0,
+        }
+        return form_params(self, body)
 
 
 class CompareForm(TrialRequestForm):

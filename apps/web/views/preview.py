@@ -55,11 +55,12 @@ def preview_assemble(
     error on it, and the view of the answer (None when the form or the service refused it). Raises
     AssemblyCancelled when the client left (its caller answers 499)."""
     form = PreviewForm(request.GET, workspace=workspace, layers=rows)
-    if not form.is_valid():
+    params = form.params() if form.is_valid() else None
+    if params is None:
         return form, None
     try:
         answer = context_preview(
-            workspace=workspace, params=form.params(), cancelled=client_gone(request), origin=RecordOrigin.PAGE
+            workspace=workspace, params=params, cancelled=client_gone(request), origin=RecordOrigin.PAGE
         )
     except DomainError as exc:  # e.g. a budget out of range: resolve.py is the one check
         field = {"invalid_token_budget": "token_budget", "unknown_template": "template"}.get(exc.code)

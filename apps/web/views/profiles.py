@@ -142,14 +142,16 @@ def _try(request: HttpRequest, access: WorkspaceAccess, current: AgentProfile | 
         # defaults' 8,000 tokens, a 1,000-token profile "removed" everything past its budget and
         # said nothing about its weights, format or filters (issue 19).
         saved = profile_settings(profile=current) if current else _defaults_like(draft)
+        params = try_form.params(profile=name)  # None: the API's serializer refused it (the error is on the form)
         try:
-            trial = profiles_compare(
-                workspace=workspace,
-                params=try_form.params(profile=name),
-                a=Contender("saved" if current else "defaults", name, draft=saved),
-                b=Contender("these settings", name, draft=draft),
-            )
-            status = 200
+            if params is not None:
+                trial = profiles_compare(
+                    workspace=workspace,
+                    params=params,
+                    a=Contender("saved" if current else "defaults", name, draft=saved),
+                    b=Contender("these settings", name, draft=draft),
+                )
+                status = 200
         except DomainError as exc:
             try_form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
     context = _detail(request, access, current, form=form, try_form=try_form, layers=layers, trial=trial, attempt="try")
@@ -199,14 +201,16 @@ def profile_compare(request: HttpRequest, access: WorkspaceAccess, name: str) ->
     status = 422
     if form.is_valid():
         other = form.cleaned_data["other"]
+        params = form.params(profile=current.name)  # None: the API's serializer refused it (the error is on the form)
         try:
-            comparison = profiles_compare(
-                workspace=workspace,
-                params=form.params(profile=current.name),
-                a=Contender(current.name, current.name),
-                b=Contender(other, other),
-            )
-            status = 200
+            if params is not None:
+                comparison = profiles_compare(
+                    workspace=workspace,
+                    params=params,
+                    a=Contender(current.name, current.name),
+                    b=Contender(other, other),
+                )
+                status = 200
         except DomainError as exc:
             form.add_error(TRIAL_ERROR_FIELDS.get(exc.code), f"{exc.message} ({exc.code})")
     context = _detail(request, access, current, compare_form=form, comparison=comparison)
