@@ -1,8 +1,9 @@
 """The wire shape of an assembled context, shared by the API, SSE, WebSocket and the pages.
 
-The serializers declare the shape (the OpenAPI schema is generated from them); `to_representation`
-is a direct function over the frozen result, because DRF's per-field machinery costs milliseconds
-per response on the hot path. tests/assembly/test_output.py checks that both give the same JSON.
+The serializers declare the shape, once (the OpenAPI schema is generated from them);
+`to_representation` is the function `apps.core.declared_json` compiles from those fields, because DRF's
+per-field machinery costs milliseconds per response on the hot path. tests/assembly/test_output.py
+checks that both give the same JSON.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.assembly.results import ContextResult, PreviewResult, WhatIf
-from apps.engine import Chunk, TraceEntry
+from apps.assembly.results import PreviewResult
+from apps.core.declared_json import declared_json
+from apps.engine import TraceEntry
 from apps.engine.candidates import ORIGINS
 from apps.engine.types import SOURCES
 
 
 class RoundedFloatField(serializers.FloatField):
     """Scores to 6 decimals: more digits are noise, and the recency part moves with the clock."""
+
+    json_expression = "round({}, 6)"  # the same, in `declared_json`'s compiled function
 
     def to_representation(self, value: float) -> float:  # type: ignore[override]  # the stubs say str
         return round(float(value), 6)
@@ -116,60 +120,13 @@ class PreviewOutput(ContextOutput):
         return preview_json(instance)
 
 
-def chunk_json(c: Chunk) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "source": c.source,
-        "external_id": c.external_id,
-        "kind": c.kind,
-        "type": c.type,
-        "layer": c.layer,
-        "layer_name": c.layer_name,
-        "text": c.text,
-        "depth": c.depth,
-        "tokens": c.tokens,
-        "score": round(c.score, 6),
-        "truncated": c.truncated,
-        "pinned": c.pinned,
-        "created_at": c.created_at.isoformat().replace("+00:00", "Z"),
-        "confidence": c.confidence,
-    }
-
-
-def context_json(result: ContextResult) -> dict[str, Any]:
-    """The JSON of `ContextOutput` for `result`."""
-    return {
-        "context": result.context,
-        "chunks": [chunk_json(c) for c in result.chunks],
-        "total_tokens": result.total_tokens,
-        "token_budget": result.token_budget,
-        "truncated_count": result.truncated_count,
-        "overflow": {"count": result.overflow_count, "message": result.overflow_message},
-        "zone": result.zone,
-        "warnings": list(result.warnings),
-        "trace_id": result.trace_id,
-        "elapsed_ms": result.elapsed_ms,
-        "model": result.model,
-        "encoding": result.encoding,
-        "tokens_estimated": result.tokens_estimated,
-        "format": result.format,
-        "cached": result.cached,
-        "partial": result.partial,
-    }
+context_json = declared_json(ContextOutput)  # the JSON of `ContextOutput` for a ContextResult
+what_if_json = declared_json(WhatIfOutput)
 
 
 def trace_json(entry: TraceEntry) -> dict[str, Any]:
     # Records keep `room` and `superseded_by` only where they are set.
     return {**entry.as_dict(), "room": entry.room, "superseded_by": entry.superseded_by}
-
-
-def what_if_json(row: WhatIf) -> dict[str, Any]:
-    return {
-        "token_budget": row.token_budget,
-        "tokens_used": row.tokens_used,
-        "items_included": row.items_included,
-        "truncated_count": row.truncated_count,
-    }
 
 
 def preview_json(preview: PreviewResult) -> dict[str, Any]:
