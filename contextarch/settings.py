@@ -493,12 +493,16 @@ HISTORY_TIMEOUT_MS = env_int("HISTORY_TIMEOUT_MS", 1000, minimum=0)
 # holds the pool) and WORKER_MAX_CONCURRENT in all (they share one interpreter); a freed slot goes to
 # the workspace with the fewest running. Without a slot a request waits WORKSPACE_QUEUE_MS (4x when its
 # workspace is below its share), then answers 429 `overloaded` with Retry-After. 0 turns a limit off.
-# 2 and 2: by `manage.py bench_tenants` (2 workers, on a 2-core machine at load 15-23 from other
-# work) 4 and 4 left the victim's p95 at 5.6x its p95 alone under an attacker's 8 clients, 2 and 2
-# at 1.6x, 4.3x and 9.3x in three runs: the load around the runs moved the figures more than the
-# settings did. Run it on a quiet machine before tuning them.
+# WORKER_MAX_CONCURRENT is 1 with the local embedder: an assembly is CPU work in one interpreter (the
+# query embedding too, on the machine's cores), so a second one at once only shares the GIL, and a
+# lone request of another tenant, next in turn, waits for at most one running assembly instead of
+# sharing the interpreter with two. `manage.py bench_tenants --bursts 1,2,8 --seconds 10` (2 workers,
+# 2 cores, turns going round the workspaces), alternating in one session at load 6-10: the victim's
+# p95 under 8 attacker clients was 1.38x and 2.25x its p95 alone with 1 slot per worker, 4.24x and
+# 3.73x with 2; bench_assembly's lone-tenant hybrid rate (8 clients) 15.2-19.9 req/s with 1 and
+# 16.4-17.5 with 2. With a remote embedder a request mostly waits on the network: 4.
 WORKSPACE_MAX_CONCURRENT = env_int("WORKSPACE_MAX_CONCURRENT", 2, minimum=0)
-WORKER_MAX_CONCURRENT = env_int("WORKER_MAX_CONCURRENT", 2, minimum=0)
+WORKER_MAX_CONCURRENT = env_int("WORKER_MAX_CONCURRENT", 1 if EMBEDDING_PROVIDER == "local" else 4, minimum=0)
 WORKSPACE_QUEUE_MS = env_int("WORKSPACE_QUEUE_MS", 250, minimum=0)
 
 # --- Attempts and error patterns (issue 5) ----------------------------------------------------

@@ -46,6 +46,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{options['workers']} workers, pool max {pool.get('max_size', '-')} per worker, "
             f"workspace cap {getattr(settings, 'WORKSPACE_MAX_CONCURRENT', '-')} per worker, "
+            f"worker cap {getattr(settings, 'WORKER_MAX_CONCURRENT', '-')}, "
             f"{options['mode']} requests, {options['items']} items per tenant, load {os.getloadavg()[0]:.1f}"
         )
         victim, attacker = bench_seed(items=options["items"], seed=7), bench_seed(items=options["items"], seed=8)
