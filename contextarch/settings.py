@@ -472,8 +472,16 @@ if not ZONE_SOFT_WARNING <= ZONE_CONSERVATIVE <= ZONE_WRAP_UP <= ZONE_EMERGENCY:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("zone thresholds must be in increasing order")
-# Candidate sources beyond retrieval (error-pattern hints, ...): dotted paths of CandidateSource classes.
+# The gather pipeline (apps/assembly/sources/): dotted paths of CandidateSource classes, run in this
+# order, each seeing what the ones before it gathered (the neighbours and the window build on the
+# search's hits, related items are seeded by them). To add a source: a CandidateSource subclass in
+# one module of apps/assembly/sources/ (or any app) and its path here, after the sources it reads.
 CONTEXT_SOURCES = [
+    "apps.assembly.sources.hits.HitSource",
+    "apps.assembly.sources.neighbours.NeighbourSource",
+    "apps.assembly.sources.window.WindowSource",
+    "apps.assembly.sources.related.RelatedSource",
+    "apps.assembly.sources.summaries.SummarySource",
     "apps.assembly.sources.error_hints.ErrorHintSource",
     "apps.assembly.sources.communities.CommunitySource",
 ]

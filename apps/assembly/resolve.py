@@ -107,7 +107,8 @@ def _scorer(name: str) -> Scorer:
 def _draft(workspace: Workspace, name: str | None, draft: ProfileInput) -> AgentProfile:
     """An unsaved profile with `draft`'s settings (checked by the profiles' one validator) and the stored
     profile's excluded items: a draft changes settings, and the items left out are the profile's, so
-    "try it" leaves out what every other run with the profile does (the same check in `_candidates`)."""
+    "try it" leaves out what every other run with the profile does (the same check in the gather
+    pipeline's filters, sources/pipeline.py)."""
     profile_check(data=draft)
     stored = profile_find(workspace=workspace, name=name) if name else None
     excluded = list(stored.excluded_items or []) if stored is not None else []

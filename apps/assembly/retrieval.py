@@ -1,5 +1,6 @@
-"""Candidate gathering for assembly: hybrid retrieval, pinned items, the conversation window,
-layer summaries, related items and pluggable sources (error hints).
+"""The reads behind the gather pipeline's built-in sources (apps/assembly/sources/): hybrid search
+hits and pinned items, the turns next to them, the conversation window, layer summaries and
+related items.
 
 Each part is one statement whatever the workspace size; embeddings are never loaded here.
 """
@@ -10,7 +11,6 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,10 +21,8 @@ from psycopg.types.datetime import TimestamptzLoader
 from apps.assembly.adjacency import ADJACENT_SQL, NEIGHBOUR_SEED_RANK
 from apps.assembly.deadline import Deadline
 from apps.assembly.degraded import Degraded, degraded
-from apps.assembly.sources import SourceRequest, configured_sources
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings
-from apps.core.isolation import isolated
 from apps.core.stored_vectors import similarity
 from apps.engine import Candidate, Rung
 from apps.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
@@ -49,15 +47,16 @@ RELATED_FLOOR_MS = 50  # however late, a hop gets this long
 FULL_DETAIL_IMPORTANCE = 0.9
 
 
-@dataclass
-class Retrieved:
+@dataclass(frozen=True)
+class Hits:
+    """The search hits and pinned items, with what the search leaves for the gatherers after it."""
+
     candidates: list[Candidate]
-    vector_used: bool
-    warnings: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # candidates that could not be built ("item 12")
-    off_branch: list[Candidate] = field(default_factory=list)  # turns of the conversation's other branches
+    warnings: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()  # candidates that could not be built ("item 12")
     floor: HitFloor = field(default_factory=HitFloor)  # the query's best hits (engine/floor.py)
     query_vector: np.ndarray | None = None  # the query's vector, for the candidates no search returns
+    parent_of: dict[int, int] = field(default_factory=dict)  # message hit → the turn it answers
 
 
 def _build(row: dict[str, Any], skipped: list[str], **fields: Any) -> Candidate | None:
@@ -70,35 +69,30 @@ def _build(row: dict[str, Any], skipped: list[str], **fields: Any) -> Candidate 
         return None
 
 
-def retrieve(
+def search_hits(
     *,
     filters: ItemFilters,
     layer_names: dict[int, str],
     query: str,
     query_vector: np.ndarray | None | Callable[[], np.ndarray | None],  # callable: still being computed
     limit: int,
-    window_layer_ids: tuple[int, ...] = (),
-    window_size: int = 0,
     deadline: Deadline | None = None,
     timings: StageTimes | None = None,
-    neighbour_seeds: int = NEIGHBOUR_SEED_RANK,
-    window_start: int | None = None,
-) -> Retrieved:
+) -> Hits:
     """Search hits (the shared hybrid search, apps/layers/hybrid_search.py; fused later by rank with
-    the request's weights), pinned items and the conversation window.
+    the request's weights) and pinned items.
 
     With a deadline, each search runs with a statement timeout of the time left and is skipped
     (and named in `deadline.skipped`) when none is left; keyword search always gets a floor.
     """
     deadline = deadline or Deadline(limit_ms=None)
-    warnings: list[str] = []
-    skipped: list[str] = []
     found = hybrid_search(
         filters=filters, query=query, query_vector=query_vector, limit=limit, deadline=deadline, timings=timings
     )
-    for search in found.failed:
-        warnings.append(degraded(Degraded.SEARCH_FAILED, f"the {search} failed; this context comes from the rest"))
-    vector_used = found.vector_used
+    warnings = tuple(
+        degraded(Degraded.SEARCH_FAILED, f"the {search} failed; this context comes from the rest")
+        for search in found.failed
+    )
     vector_by_id = {h.item_id: (rank, h.similarity) for rank, h in enumerate(found.vector, start=1)}
     keyword_by_id = {h.item_id: (rank, h.rank) for rank, h in enumerate(found.keyword, start=1)}
 
@@ -114,8 +108,9 @@ def retrieve(
         "AND i.pinned AND NOT i.id = ANY(%s::bigint[])"
     )
     fetched = _fetch_rows(sql, [filters.workspace_id, hit_ids, *params, hit_ids])
-    candidates: dict[int, Candidate] = {}
-    parent_of: dict[int, int] = {}  # message hit → the turn it answers
+    candidates: list[Candidate] = []
+    skipped: list[str] = []
+    parent_of: dict[int, int] = {}
     for values in fetched:
         row = item_row(ROW_FIELDS, values)
         parent = row.pop("parent_id")
@@ -134,51 +129,14 @@ def retrieve(
             keyword_rank=k_rank,
         )
         if candidate is not None:
-            candidates[row["id"]] = candidate
+            candidates.append(candidate)
     floor = HitFloor.of(
         similarities=(h.similarity for h in found.vector), keyword_scores=(h.rank for h in found.keyword)
     )
-    out = Retrieved(
-        candidates=[],
-        vector_used=vector_used,
-        warnings=warnings,
-        skipped=skipped,
-        floor=floor,
-        query_vector=found.query_vector,
-    )
-    if deadline.expired():
-        deadline.skip("neighbouring turns and the conversation window")
-        out.candidates = list(candidates.values())
-        return out
-    _, failed = isolated(
-        lambda: _add_neighbour_turns(candidates, parent_of, filters, layer_names, neighbour_seeds, skipped),
-        what="neighbouring turns",
-    )
-    if failed is not None:
-        warnings.append(degraded(Degraded.CANDIDATES_FAILED, "the turns next to the hits could not be read"))
-    if window_layer_ids and window_size > 0:
-        path, failed = isolated(
-            lambda: _add_window(
-                candidates,
-                filters.workspace_id,
-                window_layer_ids,
-                window_size,
-                layer_names,
-                skipped,
-                window_start,
-                floor,
-            ),
-            what="the conversation window",
-        )
-        if failed is not None:
-            warnings.append(degraded(Degraded.CANDIDATES_FAILED, "the conversation window could not be read"))
-        if path:
-            out.off_branch = _off_branch(candidates, path, set(window_layer_ids))
-    out.candidates = list(candidates.values())
-    return out
+    return Hits(candidates, warnings, tuple(skipped), floor, found.query_vector, parent_of)
 
 
-def _off_branch(candidates: dict[int, Candidate], path: list[dict[str, Any]], window: set[int]) -> list[Candidate]:
+def off_branch(candidates: dict[int, Candidate], path: list[dict[str, Any]], window: set[int]) -> list[Candidate]:
     """Take out of `candidates` the conversation's turns said since the oldest turn of the window's
     path but not on it: they belong to another branch (or come after the message compiled from)."""
     on_path = {row["id"] for row in path}
@@ -193,7 +151,7 @@ def _off_branch(candidates: dict[int, Candidate], path: list[dict[str, Any]], wi
     return out
 
 
-def _add_window(
+def add_window(
     candidates: dict[int, Candidate],
     workspace_id: int,
     layer_ids: tuple[int, ...],
@@ -246,14 +204,14 @@ def _add_window(
     return rows
 
 
-def _add_neighbour_turns(
+def neighbour_turns(
     candidates: dict[int, Candidate],
     parent_of: dict[int, int],
     filters: ItemFilters,
     layer_names: dict[int, str],
     seed_rank: int = NEIGHBOUR_SEED_RANK,
     skipped: list[str] | None = None,
-) -> None:
+) -> list[Candidate]:
     """The turn a retrieved message answers, the replies to it, and the turns said just before
     and after the top hits (the first `seed_rank` of either search) come along (one statement:
     the adjacency query is a CTE of the fetch of the rows).
@@ -264,7 +222,7 @@ def _add_neighbour_turns(
     """
     messages = [c for c in candidates.values() if c.kind == "message" and (c.vector_rank or c.keyword_rank)]
     if not messages:
-        return
+        return []
     # Only the top hits bring their parent and replies, as they bring the turns said next to them:
     # now that a message without a parent follows the previous turn (layers.services), every turn has
     # one, and the parents and replies of all hits were the neighbours of all hits, which crowd the
@@ -288,6 +246,7 @@ def _add_neighbour_turns(
     fetched = _fetch_rows(
         sql, [filters.workspace_id, id_array(seeds), *params, id_array(wanted_parents), id_array(hits)]
     )
+    out: list[Candidate] = []
     for values in fetched:
         row = item_row(ROW_FIELDS, values)
         adjacent_seed = values[-1]
@@ -305,7 +264,8 @@ def _add_neighbour_turns(
             neighbour_of=via,
         )
         if candidate is not None:
-            candidates[row["id"]] = candidate
+            out.append(candidate)
+    return out
 
 
 def _window(workspace_id: int, layer_ids: tuple[int, ...], size: int, start: int | None = None) -> list[dict[str, Any]]:
@@ -459,16 +419,3 @@ def related_items(
         if candidate is not None:
             out.append(candidate)
     return out
-
-
-def source_candidates(request: SourceRequest) -> tuple[list[Candidate], list[str]]:
-    """Candidates from every configured source; a failing source becomes a warning, never a failed request."""
-    candidates: list[Candidate] = []
-    warnings: list[str] = []
-    for source in configured_sources():
-        found, error = isolated(partial(source.candidates, request), what=f"candidate source {source.name}")
-        if error is not None:
-            warnings.append(degraded(Degraded.SOURCE_FAILED, f"{source.name} were skipped: the source failed"))
-        else:
-            candidates.extend(found or ())
-    return candidates, warnings

@@ -7,14 +7,22 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.assembly.adjacency import neighbour_seed_rank
-from apps.assembly.retrieval import retrieve
+from apps.assembly.adjacency import NEIGHBOUR_SEED_RANK, neighbour_seed_rank
+from apps.assembly.retrieval import neighbour_turns, search_hits
 from apps.engine import Candidate
 from apps.engine.fusion import fusion_scores, layer_focus
 from apps.engine.rank import RankContext, rank
 from apps.layers.filters import ItemFilters
 from tests.assembly.test_context_features import ask, bulk, layer, otter_turns
 from tests.conftest import Tenant
+
+
+def hits_and_neighbours(filters: ItemFilters, seeds: int = NEIGHBOUR_SEED_RANK) -> list[Candidate]:
+    """The hits for "otters" and the turns next to the first `seeds` of them (apps/assembly/sources/)."""
+    hits = search_hits(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
+    known = {c.id: c for c in hits.candidates}
+    return [*hits.candidates, *neighbour_turns(known, hits.parent_of, filters, {}, seeds)]
+
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -146,10 +154,7 @@ def test_a_larger_budget_brings_the_neighbours_of_lower_hits(tenant: Tenant) -> 
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
 
     def neighbours(seeds: int) -> set[str]:
-        found = retrieve(
-            filters=filters, layer_names={}, query="otters", query_vector=None, limit=50, neighbour_seeds=seeds
-        )
-        return {c.external_id or "" for c in found.candidates if c.origin == "neighbour"}
+        return {c.external_id or "" for c in hits_and_neighbours(filters, seeds) if c.origin == "neighbour"}
 
     # fillers sit between hits: t11 follows the 6th hit (t10), t13 the 7th (t12)
     assert neighbours(5) == {"t1", "t3", "t5", "t7", "t9"}
@@ -161,8 +166,7 @@ def test_neighbours_name_the_hit_they_sit_next_to_and_keep_their_own_metadata(te
     # Rows come from raw SQL (jsonb as text) and the adjacency query is a CTE of the rows' statement.
     session = otter_turns(tenant, "brook", datetime(2025, 5, 3, 9, tzinfo=UTC), timedelta(seconds=1), moods=True)
     filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(session,))
-    found = retrieve(filters=filters, layer_names={}, query="otters", query_vector=None, limit=50)
-    by_external = {c.external_id: c for c in found.candidates}
+    by_external = {c.external_id: c for c in hits_and_neighbours(filters)}
     assert by_external["b1"].origin == "keyword"
     assert by_external["b1"].metadata == {"mood": "m1"}
     hit_id = by_external["b1"].id

@@ -3,6 +3,7 @@ members in assembled context."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -136,27 +137,23 @@ def test_the_candidate_source_costs_three_queries_whatever_the_conversation(tena
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from apps.assembly.sources import SourceRequest
-    from apps.assembly.sources.communities import CommunitySource
+    from apps.assembly.sources.communities import CommunityQuery, community_candidates
 
     ids = messages(tenant, session, [f"Step {i} of the export task." for i in range(60)], task_ids=["EXP-1"])
     communities_refresh(layer_id=session)
-    request = SourceRequest(
+    request = CommunityQuery(
         workspace_id=tenant.workspace.pk,
         layer_id=session,
         layer_name="chat",
         query="export",
-        error="",
-        agent_type="",
-        group_id="",
         window_layer_ids=(session,),
         summary_distance=20,
     )
     with CaptureQueriesContext(connection) as queries:
-        (candidate,) = CommunitySource().candidates(request)
+        (candidate,) = community_candidates(request)
     assert len(queries.captured_queries) == 3
     assert list(candidate.stands_in_for) == sorted(ids[:39])  # distances 21..59
-    assert CommunitySource().candidates(SourceRequest(**{**request.__dict__, "window_layer_ids": ()})) == []
+    assert community_candidates(replace(request, window_layer_ids=())) == []
 
 
 def _billing_and_plants(tenant: Tenant, session: int) -> list[int]:

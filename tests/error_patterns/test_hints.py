@@ -157,21 +157,12 @@ def test_the_requests_error_is_redacted_before_records_traces_and_the_cache(tena
 def test_the_hint_source_runs_a_fixed_handful_of_queries(
     tenant: Tenant, session: Layer, django_assert_max_num_queries: Any
 ) -> None:
-    from apps.assembly.sources import SourceRequest
-    from apps.assembly.sources.error_hints import ErrorHintSource
+    from apps.assembly.sources.error_hints import HintQuery, hint_candidates
 
     for n in range(30):
         pattern(tenant, confidence=0.9, solution=f"fix {n}", signature=f"{SIGNATURE} variant {n}")
     report(tenant, session, "failed", error=ERROR)
-    request = SourceRequest(
-        workspace_id=tenant.workspace.pk,
-        layer_id=session.pk,
-        layer_name="s",
-        query="",
-        error="",
-        agent_type="developer",
-        group_id="g1",
-    )
+    request = HintQuery(workspace_id=tenant.workspace.pk, layer_id=session.pk, agent_type="developer", group_id="g1")
     with django_assert_max_num_queries(3):  # the last attempt, the candidates (id, signature), the winners
-        found = ErrorHintSource().candidates(request)
+        found = hint_candidates(request)
     assert len(found) == 3 and all(c.source == "error_hint" for c in found)

@@ -1,7 +1,8 @@
 """Every page that runs a context with an agent profile leaves the profile's excluded items out, as the
 API does: the preview, the profile page's "try it" (saved and unsaved settings alike), compare, the
 console's replay and "why not?", and an experiment's run. All of them resolve the profile in
-assembly's `resolve` and drop its items in one place (`_candidates`, trace reason `profile_excluded`)."""
+assembly's `resolve` and drop its items in one place (the gather pipeline's filters,
+apps/assembly/sources/pipeline.py, trace reason `profile_excluded`)."""
 
 from __future__ import annotations
 

@@ -9,37 +9,31 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from apps.assembly.adjacency import neighbour_seed_rank
 from apps.assembly.deadline import Deadline
-from apps.assembly.degraded import Degraded, degraded, skipped_candidates
+from apps.assembly.degraded import skipped_candidates
 from apps.assembly.errors import CONVERSATION_NOT_FOUND
-from apps.assembly.message_rungs import with_written_rungs
 from apps.assembly.params import ContextParams
 from apps.assembly.resolve import Resolved, resolve
-from apps.assembly.retrieval import layer_summaries, related_items, retrieve, source_candidates
-from apps.assembly.sources import SourceRequest
+from apps.assembly.sources import GatherRequest, left_out
+from apps.assembly.sources.pipeline import gather
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings, tokenizer
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.field_errors import INVALID_EXPAND_RELATED
-from apps.core.isolation import isolated
 from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
 from apps.engine.floor import HitFloor
-from apps.engine.policy import admitted
-from apps.engine.rank import fused_relevance
-from apps.engine.types import Reason, Source
+from apps.engine.types import Reason
 from apps.layers.embedding_space import reembedding_note
 from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
-from apps.layers.selectors import LayerTree, first_turn_after, item_get, layer_scope
+from apps.layers.selectors import LayerTree, item_get, layer_scope
 from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
 from apps.profiles.services import ProfileInput
@@ -299,7 +293,18 @@ def _gather_and_pack(
     note = reembedding_note(workspace_id=workspace.pk) if query.vector is not None else None
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
-    gathered = _candidates(_Gathering(workspace, params, r, tree, window_layers, deadline, timings), query.vector)
+    gathered = _candidates(
+        _gather_request(
+            workspace=workspace,
+            params=params,
+            resolved=r,
+            tree=tree,
+            window_layers=window_layers,
+            deadline=deadline,
+            timings=timings,
+            query_vector=query.vector,
+        )
+    )
     searched = sum(timings.ms.get(stage, 0.0) for stage in ("vector_search", "keyword_search", "embedding")) - waited
     timings.add("candidates", (time.perf_counter() - gathering) * 1000 - searched)
     candidates, extra_trace = gathered.candidates, list(gathered.extra_trace)
@@ -322,7 +327,7 @@ def _gather_and_pack(
     deadline.check("packing")
     with timings.stage("packing"):
         result = pack(kept, r, r.budget, deadline)
-    extra_trace += [_filtered(c, reason=Reason.FAILED) for c in unranked]
+    extra_trace += [left_out(c, reason=Reason.FAILED) for c in unranked]
     failed = [f"{c.source} {c.id}" for c in unranked]
     failed += [f"{source} {id_}" for source, id_ in result.failed]
     pending = query.pending
@@ -342,23 +347,9 @@ def _gather_and_pack(
 
 
 @dataclass(frozen=True)
-class _Gathering:
-    """One request's gathering: what every gatherer reads (the request, its resolution, the layers
-    in scope and the conversation window's), and the deadline and stage clock they share."""
-
-    workspace: Workspace
-    params: ContextParams
-    resolved: Resolved
-    tree: LayerTree
-    window_layers: tuple[int, ...]
-    deadline: Deadline
-    timings: StageTimes
-
-
-@dataclass(frozen=True)
 class _Gathered:
-    """The candidates of every source, those already left out (with why), the query's best hits,
-    and the gathering's warnings in the order the sources ran."""
+    """The candidates of every source that passed the filters, those left out (with why), the
+    query's best hits, and the gathering's warnings in the order the sources ran."""
 
     candidates: list[Candidate]
     extra_trace: list[TraceEntry]
@@ -366,154 +357,59 @@ class _Gathered:
     warnings: tuple[str, ...]
 
 
-def _candidates(g: _Gathering, query_vector: Any) -> _Gathered:
-    workspace, params, r, tree, window_layers = g.workspace, g.params, g.resolved, g.tree, g.window_layers
-    deadline, timings = g.deadline, g.timings
-    ancestors, own, descendants = layer_scope(tree=tree, layer_id=r.layer.pk)
-    names = {k: v[2] for k, v in tree.items()}
+def _candidates(request: GatherRequest) -> _Gathered:
+    """The gather pipeline's candidates (apps/assembly/sources/pipeline.py), and that no package came
+    when the request asks for packages.
+
+    A community stands in for its far-away members only once it is in the context: the packer
+    leaves out a member ranked after it ("in_community"), never one whose community was left out."""
+    gathered = gather(request)
+    candidates = list(gathered.candidates)
+    return _Gathered(
+        candidates=candidates,
+        extra_trace=list(gathered.left_out),
+        floor=gathered.searched.floor,
+        warnings=(*gathered.warnings, *_package_warnings(request.params, request.resolved, candidates)),
+    )
+
+
+def _gather_request(
+    *,
+    workspace: Workspace,
+    params: ContextParams,
+    resolved: Resolved,
+    tree: LayerTree,
+    window_layers: tuple[int, ...],
+    deadline: Deadline,
+    timings: StageTimes,
+    query_vector: np.ndarray | None | Callable[[], np.ndarray | None],
+) -> GatherRequest:
+    """What every source reads: the request, its layers in scope and the item filters over them."""
+    ancestors, own, descendants = layer_scope(tree=tree, layer_id=resolved.layer.pk)
     filters = ItemFilters(
         workspace_id=workspace.pk,
         layer_ids=_searched_layers(tree, (*own, *descendants, *ancestors), window_layers, params),
         kinds=tuple(params.kinds),
-        types=r.types,
+        types=resolved.types,
         since=params.since,
         until=params.until,
         min_confidence=params.min_confidence,
     )  # no group_id: the group ranks packages (same-group match), it filters nothing
-    # The conversation window holds turns only: a kinds or types filter that turns fail leaves it out.
-    admits_turns = (not params.kinds or "message" in params.kinds) and not r.types
-    found = retrieve(
+    return GatherRequest(
+        workspace=workspace,
+        params=params,
+        resolved=resolved,
+        tree=tree,
+        layer_names={k: v[2] for k, v in tree.items()},
+        ancestors=tuple(ancestors),
+        own=tuple(own),
+        descendants=tuple(descendants),
         filters=filters,
-        layer_names=names,
-        query=params.query,
-        query_vector=query_vector,
-        limit=settings.RETRIEVAL_CANDIDATES,
-        window_layer_ids=window_layers if admits_turns else (),
-        window_size=r.resolution.title_distance + 1,
+        window_layers=window_layers,
         deadline=deadline,
         timings=timings,
-        neighbour_seeds=neighbour_seed_rank(r.budget),
-        window_start=params.message_id,
+        query_vector=query_vector,
     )
-    skipped = found.skipped  # related items add theirs
-    candidates = found.candidates
-    extra_trace: list[TraceEntry] = [_filtered(c, reason=Reason.OTHER_BRANCH) for c in found.off_branch]
-    if window_layers and params.conversation_id:  # messages outside the named conversation are filtered
-        window = set(window_layers)
-        kept = [c for c in candidates if c.kind != "message" or c.layer_id in window]
-        extra_trace += [_filtered(c) for c in candidates if c.kind == "message" and c.layer_id not in window]
-        candidates = kept
-    related, related_warnings = _related(g, candidates, filters, names, skipped)
-    candidates += related
-    summaries, written_later, summary_warnings = _summaries(g, (*own, *ancestors), names, found.query_vector)
-    candidates += summaries
-    extra_trace += [_filtered(c, reason=Reason.OTHER_BRANCH) for c in written_later]
-    skipped_warnings = (skipped_candidates(skipped),) if skipped else ()
-    # Candidate sources run even past the deadline: each is a few indexed queries, and known fixes for
-    # a failing agent matter most exactly when it is failing; a slow first request must not drop them.
-    deadline.check("candidate sources")  # but not past a cancel
-    hints, source_warnings = source_candidates(
-        SourceRequest(
-            workspace_id=workspace.pk,
-            layer_id=r.layer.pk,
-            layer_name=r.layer.name,
-            query=params.query,
-            error=params.error,
-            agent_type=r.agent_type,
-            group_id=params.group_id,
-            window_layer_ids=window_layers,
-            summary_distance=r.resolution.summary_distance,
-            query_vector=found.query_vector,
-        )
-    )
-    candidates = with_written_rungs(candidates + hints)  # long turns' LLM summaries, with an LLM configured
-    if not params.include_superseded:  # a newer item replaces them: out, saying which (engine Reason)
-        extra_trace += [_superseded(c) for c in candidates if c.superseded_by is not None]
-        candidates = [c for c in candidates if c.superseded_by is None]
-    if params.exclude:  # what the caller's prompt carries already is not sent twice
-        carried = frozenset(params.exclude)
-        extra_trace += [_filtered(c, reason=Reason.IN_PROMPT) for c in candidates if f"{c.source}:{c.id}" in carried]
-        candidates = [c for c in candidates if f"{c.source}:{c.id}" not in carried]
-    barred = frozenset(r.profile.excluded_items or ()) if r.profile is not None else frozenset()
-    if barred:  # the profile's own exclusions (the preview's "exclude from this profile"), pinned items too
-        extra_trace += [_filtered(c, reason=Reason.PROFILE_EXCLUDED) for c in candidates if _barred(c, barred)]
-        candidates = [c for c in candidates if not _barred(c, barred)]
-    if params.kinds or r.types:  # every source honours the filters, not only the searches
-        kinds = tuple(params.kinds)
-        passed = [admitted(c, kinds=kinds, types=r.types) for c in candidates]
-        extra_trace += [
-            _filtered(c, reason=Reason.KIND_FILTER) for c, ok in zip(candidates, passed, strict=True) if not ok
-        ]
-        candidates = [c for c, ok in zip(candidates, passed, strict=True) if ok]
-    # A community stands in for its far-away members only once it is in the context: the packer
-    # leaves out a member ranked after it ("in_community"), never one whose community was left out.
-    return _Gathered(
-        candidates=candidates,
-        extra_trace=extra_trace,
-        floor=found.floor,
-        warnings=(
-            *found.warnings,
-            *related_warnings,
-            *summary_warnings,
-            *skipped_warnings,
-            *source_warnings,
-            *_package_warnings(params, r, candidates),
-        ),
-    )
-
-
-def _related(
-    g: _Gathering, candidates: list[Candidate], filters: ItemFilters, names: dict[int, str], skipped: list[str]
-) -> tuple[list[Candidate], tuple[str, ...]]:
-    """The items `params.expand_related` hops from the hits, seeded by their fused relevance; a
-    failure leaves them out with a warning, a deadline names them skipped."""
-    params, r, deadline = g.params, g.resolved, g.deadline
-    if not params.expand_related:
-        return [], ()
-    if deadline.expired():
-        deadline.skip("related items")
-        return [], ()
-    seeds = {c.id: fused_relevance(c, r.weights) for c in candidates if c.vector_rank or c.keyword_rank}
-    related, error = isolated(
-        lambda: related_items(
-            seeds=seeds,
-            filters=filters,
-            layer_names=names,
-            depth=params.expand_related,
-            skipped=skipped,
-            deadline=deadline,
-        ),
-        what="related items",
-    )
-    if error is not None:
-        return [], (degraded(Degraded.CANDIDATES_FAILED, "related items could not be read"),)
-    return related or [], ()
-
-
-def _summaries(
-    g: _Gathering, layer_ids: tuple[int, ...], names: dict[int, str], query_vector: np.ndarray | None
-) -> tuple[list[Candidate], list[Candidate], tuple[str, ...]]:
-    """The summaries of the request's layer and its ancestors, those written after the message
-    compiled from (left out: another branch of time), and a warning if they could not be read."""
-    workspace, params, deadline = g.workspace, g.params, g.deadline
-    if params.kinds and "summary" not in params.kinds:
-        return [], [], ()
-    if deadline.expired():
-        deadline.skip("layer summaries")
-        return [], [], ()
-    summaries, error = isolated(
-        lambda: layer_summaries(
-            workspace_id=workspace.pk,
-            layer_ids=layer_ids,
-            layer_names=names,
-            user=params.user,
-            query_vector=query_vector,
-        ),
-        what="layer summaries",
-    )
-    kept, written_later = _summaries_before(workspace, params, g.window_layers, summaries or [])
-    failed = (degraded(Degraded.CANDIDATES_FAILED, "layer summaries could not be read"),) if error is not None else ()
-    return kept, written_later, failed
 
 
 def _package_warnings(params: ContextParams, r: Resolved, candidates: list[Candidate]) -> tuple[str, ...]:
@@ -545,46 +441,6 @@ def _searched_layers(
     return kept + tuple(i for i in window_layers if i not in set(kept))
 
 
-def _barred(c: Candidate, items: frozenset[int]) -> bool:
-    return c.source == Source.ITEM and c.id in items
-
-
-def _superseded(c: Candidate) -> TraceEntry:
-    return replace(_filtered(c, reason=Reason.SUPERSEDED), superseded_by=c.superseded_by)
-
-
-def _summaries_before(
-    workspace: Workspace, params: ContextParams, window_layers: tuple[int, ...], summaries: list[Candidate]
-) -> tuple[list[Candidate], list[Candidate]]:
-    """Compiled from a message, the summaries written before the first turn said after it, and those
-    written since: a summary rolls its layer's turns (and its children's summaries) up, so one written
-    once a later turn was said tells what the agent at that message has not heard yet."""
-    if params.message_id is None or not summaries or not window_layers:
-        return summaries, []
-    later = first_turn_after(workspace_id=workspace.pk, layer_ids=window_layers, message_id=params.message_id)
-    if later is None:
-        return summaries, []
-    return [c for c in summaries if c.created_at < later], [c for c in summaries if c.created_at >= later]
-
-
 def _below_floor(s: Scored) -> TraceEntry:
     """A ranked candidate left out under the similarity floor, with the score and parts it was ranked by."""
-    return replace(_filtered(s.candidate, reason=Reason.BELOW_FLOOR), score=s.score, parts=s.parts)
-
-
-def _filtered(c: Candidate, reason: str = Reason.FILTERED) -> TraceEntry:
-    return TraceEntry(
-        id=c.id,
-        source=c.source,
-        external_id=c.external_id,
-        kind=c.kind,
-        type=c.type,
-        layer=c.layer_id,
-        score=0.0,
-        parts={},
-        decision="excluded",
-        reason=reason,
-        depth="",
-        tokens=0,
-        origin=c.origin,
-    )
+    return replace(left_out(s.candidate, reason=Reason.BELOW_FLOOR), score=s.score, parts=s.parts)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from django.conf import settings
 
-from apps.assembly.sources import SourceRequest
+from apps.assembly.sources import CandidateSource, Found, Gathered, GatherRequest
 from apps.core.versions import content_version
 from apps.engine import Candidate
 from apps.error_patterns.selectors import last_failed_error, patterns_match
@@ -28,7 +29,31 @@ _lock = threading.Lock()
 _last_errors: OrderedDict[tuple[object, ...], str] = OrderedDict()
 
 
-def _session_error(request: SourceRequest) -> str:
+@dataclass(frozen=True)
+class HintQuery:
+    """What the hints are looked up by: the request's error, else its session's last failed one."""
+
+    workspace_id: int
+    layer_id: int
+    error: str = ""
+    agent_type: str = ""
+    group_id: str = ""
+    window_layer_ids: tuple[int, ...] = ()  # the conversation window's layers
+
+    @classmethod
+    def of(cls, request: GatherRequest) -> HintQuery:
+        r, params = request.resolved, request.params
+        return cls(
+            workspace_id=request.workspace.pk,
+            layer_id=r.layer.pk,
+            error=params.error,
+            agent_type=r.agent_type,
+            group_id=params.group_id,
+            window_layer_ids=request.window_layers,
+        )
+
+
+def _session_error(request: HintQuery) -> str:
     """The session's last failed error, remembered per content version (every attempt draws a new one),
     so the usual request, whose session has no new attempt, costs no query."""
     layer_ids = (request.layer_id, *request.window_layer_ids)
@@ -47,38 +72,43 @@ def _session_error(request: SourceRequest) -> str:
     return error
 
 
-class ErrorHintSource:
+class ErrorHintSource(CandidateSource):
     name = "error_hints"
 
-    def candidates(self, request: SourceRequest) -> list[Candidate]:
-        error = request.error
-        if not error.strip():
-            error = _session_error(request)
-        if not error.strip():
-            return []
-        matches = patterns_match(
-            workspace_id=request.workspace_id,
-            signature=error_signature(error),
-            min_confidence=settings.ERROR_HINT_MIN_CONFIDENCE,
-            threshold=HINT_MIN_SIMILARITY,
-            limit=MAX_HINTS,
-            with_solution=True,
+    def gather(self, request: GatherRequest, gathered: Gathered) -> Found:
+        return Found(candidates=tuple(hint_candidates(HintQuery.of(request))))
+
+
+def hint_candidates(request: HintQuery) -> list[Candidate]:
+    """The known fixes for the error, best match first (at most MAX_HINTS)."""
+    error = request.error
+    if not error.strip():
+        error = _session_error(request)
+    if not error.strip():
+        return []
+    matches = patterns_match(
+        workspace_id=request.workspace_id,
+        signature=error_signature(error),
+        min_confidence=settings.ERROR_HINT_MIN_CONFIDENCE,
+        threshold=HINT_MIN_SIMILARITY,
+        limit=MAX_HINTS,
+        with_solution=True,
+    )
+    return [
+        Candidate(
+            id=pattern.pk,
+            source="error_hint",
+            kind="error_hint",
+            type="",
+            layer_id=request.layer_id,
+            layer_name="known fixes",
+            content=f"{pattern.solution}\n(for: {pattern.error_excerpt[:200]})",
+            title="Known fix",
+            created_at=pattern.last_seen,
+            confidence=round(pattern.confidence, 3),
+            importance=similarity,
+            metadata={"match": round(similarity, 3), "occurrences": pattern.occurrences},
+            origin="hint",
         )
-        return [
-            Candidate(
-                id=pattern.pk,
-                source="error_hint",
-                kind="error_hint",
-                type="",
-                layer_id=request.layer_id,
-                layer_name="known fixes",
-                content=f"{pattern.solution}\n(for: {pattern.error_excerpt[:200]})",
-                title="Known fix",
-                created_at=pattern.last_seen,
-                confidence=round(pattern.confidence, 3),
-                importance=similarity,
-                metadata={"match": round(similarity, 3), "occurrences": pattern.occurrences},
-                origin="hint",
-            )
-            for similarity, pattern in matches
-        ]
+        for similarity, pattern in matches
+    ]
