@@ -14,7 +14,7 @@ from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.models import LayerConfig
 from apps.workspaces.models import ApiKey, Membership, Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 OUR_MODELS = sorted(
     f"{model._meta.app_label}.{model._meta.model_name}"

@@ -109,7 +109,7 @@ def test_seed_demo_succeeds_with_the_embedding_provider_down_and_leaves_the_item
     from django.test import override_settings
 
     from apps.core import embeddings
-    from tests.processes import free_port
+    from tests.support.processes import free_port
 
     closed = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there: every call is refused
     with override_settings(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.layers.models import Layer
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from apps.bench.regex_cost import hostile
 from apps.layers.services import layer_create
 from apps.redaction.api import MAX_REDACT_CHARS
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 FIELD_LIMIT = 20_000  # the context query and error, an attempt's error, a match's error
 UNITS = [("value:", False), ("mysql ", True), ('value: "abc"' + " " * 40, False), ("PuTTY-User-Key-File-2: ", True)]

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from apps.layers.models import Item, Layer
 from apps.workspaces.services import api_key_revoke
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ import requests
 import schemathesis
 from schemathesis.core.failures import Failure, FailureGroup
 
-from tests.conftest import make_tenant
-from tests.live import uvicorn_live  # noqa: F401  (fixture)
+from tests.support.tenants import make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +33,7 @@ class Conformance:
         return response.json() if response.content else None
 
 
-def test_real_responses_conform_to_the_schema(uvicorn_live: str) -> None:  # noqa: F811
+def test_real_responses_conform_to_the_schema(uvicorn_live: str) -> None:
     tenant = make_tenant("conform")
     api = Conformance(uvicorn_live, tenant.secret)
     root = tenant.root.pk
@@ -80,7 +79,7 @@ def test_real_responses_conform_to_the_schema(uvicorn_live: str) -> None:  # noq
     api.check("GET", "/api/v1/layers/", 401)
 
 
-def test_the_validator_catches_a_body_that_breaks_the_schema(uvicorn_live: str) -> None:  # noqa: F811
+def test_the_validator_catches_a_body_that_breaks_the_schema(uvicorn_live: str) -> None:
     """The check above can fail: a list answered as a plain array (the old schema's shape) is refused."""
     tenant = make_tenant("conform-neg")
     api = Conformance(uvicorn_live, tenant.secret)

@@ -15,7 +15,7 @@ from apps.assembly.services import context_assemble
 from apps.assembly.services.cache import CachedContext, cached_get, cached_put
 from apps.core import cache
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 REDIS_URL = "redis://127.0.0.1:6379/12"
 

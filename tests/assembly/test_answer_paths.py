@@ -9,9 +9,8 @@ import pytest
 from channels.db import database_sync_to_async as sync_to_async
 
 from apps.core import background
-from tests.assembly.test_stream_sse import QUESTION, load, sse_events
-from tests.assembly.test_stream_ws import connect, receive_answer, rest
-from tests.conftest import Tenant, make_tenant
+from tests.assembly.streams import QUESTION, connect, load, receive_answer, rest, sse_events
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.anyio]
 

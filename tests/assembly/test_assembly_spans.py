@@ -17,8 +17,8 @@ from django.test import Client
 from apps.core import background, telemetry
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant, make_tenant
-from tests.otlp_receiver import OtlpReceiver, ReceivedSpan, a_caller, children, named, otlp_receiver
+from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan, a_caller, children, named, otlp_receiver
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db
 STAGES = {"resolve", "embedding", "keyword_search", "vector_search", "ranking", "packing"}

@@ -11,7 +11,7 @@ from apps.assembly.services import context_assemble, records_flush
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.metrics.registry import ASSEMBLIES_CANCELLED
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 class CancelAfter:

@@ -14,7 +14,8 @@ from apps.core.tokenizer import count_tokens
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
 from apps.profiles.models import AgentProfile
-from tests.conftest import Tenant
+from tests.support.api import layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +28,6 @@ FACTS = {
     "backups": "Database backups are taken nightly at 02:00 UTC and kept for 35 days.",
     "2fa": "New engineers must set up two-factor authentication on their first day.",
 }
-
-
-def layer(t: Tenant, kind: str, parent: int, **extra: object) -> int:
-    return t.client.post(
-        "/api/v1/layers/", {"kind": kind, "name": f"{kind} layer", "parent": parent, **extra}, format="json"
-    ).json()["id"]
 
 
 @pytest.fixture

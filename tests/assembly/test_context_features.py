@@ -3,7 +3,7 @@ items, error hints, layer summaries, templates and ranking functions."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -11,49 +11,11 @@ from django.utils import timezone
 from apps.error_patterns.models import ErrorPattern
 from apps.layers.models import Item, Layer, Relationship
 from apps.summaries.models import Summary
-from tests.conftest import Tenant
 from tests.patterns_data import missing_table_pattern
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
-
-
-def layer(t: Tenant, kind: str, parent: int, **extra: object) -> int:
-    body = {"kind": kind, "name": f"{kind} layer", "parent": parent, **extra}
-    return t.client.post("/api/v1/layers/", body, format="json").json()["id"]
-
-
-def bulk(t: Tenant, layer_id: int, items: list[dict[str, object]]) -> list[int]:
-    response = t.client.post("/api/v1/items/bulk/", {"layer": layer_id, "items": items}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()["ids"]
-
-
-OTTER_TURNS = ("Weigh-in this morning.", "The otters swam in the brook.", "Biscuit slept all day.")
-
-
-def otter_turns(t: Tenant, external_id: str, start: datetime, step: timedelta, *, moods: bool = False) -> int:
-    """A session of three user turns, `step` apart from `start`, whose middle one alone says "otters";
-    their external ids are the session's first letter and 0..2 (and with `moods`, metadata mood m0..m2)."""
-    session = layer(t, "session", t.root.pk, external_id=external_id)
-    turns: list[dict[str, object]] = [
-        {
-            "kind": "message",
-            "role": "user",
-            "content": text,
-            "external_id": f"{external_id[0]}{i}",
-            "created_at": (start + i * step).isoformat(),
-            **({"metadata": {"mood": f"m{i}"}} if moods else {}),
-        }
-        for i, text in enumerate(OTTER_TURNS)
-    ]
-    bulk(t, session, turns)
-    return session
-
-
-def ask(t: Tenant, **body: object) -> dict:  # type: ignore[type-arg]
-    response = t.client.post("/api/v1/context/", body, format="json")
-    assert response.status_code == 200, response.json()
-    return response.json()
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from apps.layers.models import Layer
 from apps.summaries.services import layer_summarize
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

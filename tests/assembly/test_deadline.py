@@ -3,14 +3,13 @@ warning, and finishes in the background so the next identical request gets the w
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.test import override_settings
 
 from apps.core import background
 from apps.layers.embedder import items_embed_pending
-from tests.conftest import Tenant, make_tenant
+from tests.support.tenants import Tenant, make_tenant
+from tests.support.waiting import wait_until
 
 FACTS = [f"Deploy note {i}: the billing service deploys on Tuesdays after review." for i in range(30)]
 
@@ -56,10 +55,10 @@ def test_the_background_finishes_a_partial_context_into_the_cache() -> None:
     partial = t.client.post("/api/v1/context/", request, format="json").json()
     assert partial["partial"] is True
     assert background.wait_idle(60)
-    deadline = time.time() + 30
-    warmed = t.client.post("/api/v1/context/", request, format="json").json()
-    while not warmed["cached"] and time.time() < deadline:
-        time.sleep(0.2)
-        warmed = t.client.post("/api/v1/context/", request, format="json").json()
+    warmed = wait_until(
+        lambda: (answer := t.client.post("/api/v1/context/", request, format="json").json())["cached"] and answer,
+        interval=0.2,
+        what="the answer cached",
+    )
     assert warmed["cached"] is True and warmed["partial"] is False
     assert not any("deadline" in w for w in warmed["warnings"])

@@ -14,8 +14,8 @@ from apps.assembly.retrieval import related_items
 from apps.core import tokenizer
 from apps.engine import Candidate, RankContext, assemble, rank
 from apps.layers.filters import ItemFilters
-from tests.assembly.test_context_features import bulk, layer
-from tests.conftest import Tenant
+from tests.support.api import bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

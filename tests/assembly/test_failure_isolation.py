@@ -14,8 +14,8 @@ from django.test import override_settings
 from apps.core import tokenizer
 from apps.engine import Candidate, RankContext, Scored, assemble, rank, weighted_score
 from apps.metrics.registry import ASSEMBLY_PARTS_SKIPPED
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from apps.conversations.communities import communities_refresh
 from apps.summaries.models import Summary
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
-from tests.conversations.conftest import messages
+from tests.conversations.sessions import messages
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

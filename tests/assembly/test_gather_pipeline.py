@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from apps.assembly.sources import CandidateSource, Found, Gathered, GatherRequest, configured_sources
 from apps.engine import Candidate
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 
 class NoteSource(CandidateSource):

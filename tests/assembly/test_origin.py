@@ -12,9 +12,9 @@ from apps.engine.candidates import ORIGINS, community_candidate, item_candidate,
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Relationship
 from apps.summaries.models import Summary
-from tests.assembly.test_context_features import bulk, layer
-from tests.conftest import Tenant
 from tests.patterns_data import missing_table_pattern
+from tests.support.api import bulk, layer
+from tests.support.tenants import Tenant
 
 SAID = [
     "Morning! How was the weekend?",

@@ -11,7 +11,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.serializers import ContextOutput, PreviewOutput, TraceEntryOutput, WhatIfOutput
 from apps.assembly.services import ContextResult, PreviewResult, context_assemble, context_preview
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

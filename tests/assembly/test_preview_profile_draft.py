@@ -11,7 +11,7 @@ from apps.core.errors import InvalidInput
 from apps.profiles.models import AgentProfile
 from apps.profiles.selectors import profile_settings
 from apps.profiles.services import ProfileInput, profile_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 from tests.web.profiles_data import BUDGET, LUNCH, QUERY, billing_layer
 
 

@@ -14,7 +14,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble, context_preview, records_flush
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from apps.assembly.services import ContextResult, context_assemble
 from apps.core.tokenizer import count_tokens
 from apps.engine import Candidate, RankContext, assemble, rank
 from apps.engine.format import FRAMES, render_piece
-from tests.conftest import Tenant, make_tenant
+from tests.support.tenants import Tenant, make_tenant
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 CTX = RankContext(now=NOW)

@@ -13,8 +13,9 @@ from apps.engine import Candidate
 from apps.engine.fusion import fusion_scores, layer_focus
 from apps.engine.rank import RankContext, rank
 from apps.layers.filters import ItemFilters
-from tests.assembly.test_context_features import ask, bulk, layer, otter_turns
-from tests.conftest import Tenant
+from tests.assembly.otters_data import otter_turns
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 
 def hits_and_neighbours(filters: ItemFilters, seeds: int = NEIGHBOUR_SEED_RANK) -> list[Candidate]:

@@ -21,7 +21,7 @@ from apps.assembly.services.record_writer import Prepare
 from apps.core.database_url import url_from_database
 from apps.layers.services import ItemInput, items_create
 from apps.workspaces.services import api_key_create
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

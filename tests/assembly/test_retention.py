@@ -13,7 +13,7 @@ from apps.assembly.rollup.services import rollup_catch_up
 from apps.assembly.services import records_flush
 from apps.assembly.services.retention import records_expire
 from apps.web.selectors.dashboard import dashboard_figures
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 

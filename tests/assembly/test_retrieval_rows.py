@@ -11,8 +11,9 @@ from apps.engine import Candidate
 from apps.engine.candidates import ITEM_FIELDS
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Item
-from tests.assembly.test_context_features import bulk, layer, otter_turns
-from tests.conftest import Tenant
+from tests.assembly.otters_data import otter_turns
+from tests.support.api import bulk, layer
+from tests.support.tenants import Tenant
 
 
 def retrieved(filters: ItemFilters, query: str, window: tuple[int, ...] = (), size: int = 0) -> list[Candidate]:

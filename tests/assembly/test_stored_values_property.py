@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from apps.core.tokenizer import count_tokens
 from apps.layers.models import Layer
-from tests.assembly.test_stream_sse import sse_events
-from tests.conftest import Tenant
+from tests.assembly.streams import sse_events
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
@@ -12,8 +11,8 @@ from channels.testing import WebsocketCommunicator
 from apps.core import background
 from apps.workspaces.services import api_key_revoke
 from contextarch.asgi import application
-from tests.assembly.test_stream_sse import QUESTION, assert_same_chunks, load
-from tests.conftest import Tenant, make_tenant
+from tests.assembly.streams import QUESTION, assert_same_chunks, connect, load, receive_answer, rest
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.anyio]
 
@@ -31,29 +30,6 @@ async def tenant() -> AsyncIterator[Tenant]:
     assert await sync_to_async(background.wait_idle)(120)
     yield t
     assert await sync_to_async(background.wait_idle)(120)
-
-
-async def connect(secret: str) -> WebsocketCommunicator:
-    communicator = WebsocketCommunicator(
-        application, "/ws/v1/context/", headers=[(b"authorization", f"Bearer {secret}".encode())]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
-
-
-async def receive_answer(communicator: WebsocketCommunicator) -> list[dict[str, Any]]:
-    """The events of one query: chunks up to `complete`, or a single `error`."""
-    events = [await communicator.receive_json_from(timeout=30)]
-    while events[-1]["type"] == "chunk":
-        events.append(await communicator.receive_json_from(timeout=30))
-    return events
-
-
-async def rest(tenant: Tenant, body: dict[str, Any]) -> dict[str, Any]:
-    response = await sync_to_async(tenant.client.post)("/api/v1/context/", body, format="json")
-    assert response.status_code == 200, response.json()
-    return response.json()  # type: ignore[no-any-return]
 
 
 async def test_it_answers_no_query_before_a_valid_key(tenant: Tenant) -> None:

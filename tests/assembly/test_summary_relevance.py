@@ -15,9 +15,9 @@ from apps.layers.models import Layer
 from apps.summaries.models import Summary
 from apps.summaries.services import layer_summarize
 from apps.summaries.vectors import summaries_embed
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
-from tests.embedding_server import FakeEmbedder, fake_embedder
+from tests.support.api import ask, bulk, layer
+from tests.support.fake_provider import FakeProvider, fake_provider
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -91,11 +91,11 @@ def test_a_summary_is_embedded_again_once_its_text_changes(tenant: Tenant, payme
 
 
 @pytest.fixture
-def failing_embedder() -> Iterator[FakeEmbedder]:
+def failing_embedder() -> Iterator[FakeProvider]:
     """The OpenAI-compatible provider pointed at a local endpoint that answers 503."""
-    with fake_embedder() as server:
-        server.failing = True
-        with override_settings(EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_MODEL="fake"):
+    with fake_provider() as server:
+        server.down = True
+        with override_settings(EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.url, EMBEDDING_MODEL="fake"):
             embeddings.get_provider.cache_clear()
             try:
                 yield server
@@ -104,7 +104,7 @@ def failing_embedder() -> Iterator[FakeEmbedder]:
 
 
 def test_a_failing_embedder_leaves_summaries_without_a_vector_ranked_as_before(
-    tenant: Tenant, failing_embedder: FakeEmbedder
+    tenant: Tenant, failing_embedder: FakeProvider
 ) -> None:
     _memories(tenant, tenant.root.pk, OFFICE)
     layer_summarize(layer=tenant.root, force=True, extractive=True)

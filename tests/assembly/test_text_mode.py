@@ -15,7 +15,7 @@ from apps.assembly.services import context_assemble
 from apps.core import embeddings
 from apps.layers.embedder import items_embed_pending
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 FACTS = (
     "Backups are kept for 35 days in the EU region.",

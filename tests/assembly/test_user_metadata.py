@@ -7,8 +7,8 @@ import pytest
 
 from apps.core.versions import content_changed
 from apps.layers.models import Item
-from tests.assembly.test_context_features import ask, bulk, layer
-from tests.conftest import Tenant
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.assembly.test_context_features import ask, layer
-from tests.conftest import Tenant
+from tests.support.api import ask, layer
+from tests.support.tenants import Tenant
 
 
 @pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from apps.workspaces.models import Workspace
-from tests.live import PORTS, port_free_in
+from tests.support.live import PORTS, port_free_in
 
 pytestmark = pytest.mark.server
 

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import AbstractUser
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
 from apps.workspaces.services import workspace_create
-from tests.browser.test_preview_browser import CHROMIUM, CHROMIUM_ARGS
-
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,16 +20,6 @@ LISTEN = (
     "document.addEventListener('securitypolicyviolation',"
     " e => (window.__csp = window.__csp || []).push(e.violatedDirective + ' ' + e.blockedURI))"
 )
-
-
-@pytest.fixture
-def chromium() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian chromium is required: apt-get install -y chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -57,10 +41,10 @@ def violations(page: Page, console: list[str]) -> list[str]:
 
 
 def test_it_serves_every_page_under_the_csp_without_a_violation(
-    project: Layer, live_server: object, chromium: Browser
+    project: Layer, live_server: object, browser: Browser
 ) -> None:
     base = str(live_server)
-    page = chromium.new_page()
+    page = browser.new_page()
     page.set_default_timeout(30_000)
     page.add_init_script(LISTEN)
     console: list[str] = []

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import AbstractUser
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
@@ -16,32 +14,9 @@ from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
 from apps.workspaces.services import workspace_create
 
-# Playwright's sync API drives its own event loop; Django must not mistake it for async code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture
-def chromium() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian chromium is required: apt-get install -y chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -63,13 +38,13 @@ def project(django_user_model: type[AbstractUser], wait_background: object) -> L
     return project
 
 
-# `project` comes before `chromium` on purpose: rows must be written before Playwright starts its
+# `project` comes before `browser` on purpose: rows must be written before Playwright starts its
 # event loop, or Django hands the test a second connection that nothing closes at teardown.
 def test_it_logs_in_runs_a_preview_and_swaps_in_the_chunk_table(
-    project: Layer, live_server: object, chromium: Browser
+    project: Layer, live_server: object, browser: Browser
 ) -> None:
     base = str(live_server)
-    page = chromium.new_page()
+    page = browser.new_page()
     page.set_default_timeout(30_000)
 
     page.goto(f"{base}/preview/")

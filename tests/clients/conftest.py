@@ -7,35 +7,20 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from apps.core import background
-from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from contextarch.demo import demo_seed
-from tests.conftest import Tenant, make_tenant
-from tests.live import PORTS, port_free_in, server_idle, uvicorn_live  # noqa: F401  (fixture)
-
-FACTS = [
-    ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
-    ("deploys", "Builds are promoted from staging to production every Tuesday."),
-    ("android", "The mobile app crashes on Android 12 when the camera permission is denied."),
-]
-
-
-@dataclass
-class Live:
-    base: str
-    a: Tenant
-    b: Tenant
-    session: Layer
+from tests.clients.live_data import FACTS, Gateway, Live
+from tests.support.live import PORTS, port_free_in, server_idle
+from tests.support.tenants import make_tenant
 
 
 @pytest.fixture
-def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:  # noqa: F811
+def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:
     a, b = make_tenant("acme"), make_tenant("globex")
     session = layer_create(workspace=a.workspace, kind="session", name="s1", parent=a.root, external_id="sess-a")
     items_create(
@@ -48,27 +33,12 @@ def live(transactional_db: None, uvicorn_live: str) -> Iterator[Live]:  # noqa: 
 
 
 @pytest.fixture
-def demo(transactional_db: None, uvicorn_live: str, tmp_path: Path) -> Iterator[tuple[str, str]]:  # noqa: F811
+def demo(transactional_db: None, uvicorn_live: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """The demo workspace on the live server: its base URL and API key (what the README examples use)."""
     result = demo_seed(credentials_path=tmp_path / "demo_credentials.json")
     assert background.wait_idle(120)
     yield uvicorn_live, result.credentials.api_key
     server_idle(uvicorn_live, result.credentials.api_key)
-
-
-@dataclass
-class Gateway:
-    """A reverse proxy in front of the live server that first fails as `failures` say.
-
-    A failure `(status, headers, forwarded)` answers `status`; with `forwarded` the request still
-    reaches the server first (the write lands, its answer is lost on the way back).
-    """
-
-    upstream: str
-    failures: list[tuple[int, dict[str, str], bool]]
-    seen: list[str] = field(default_factory=list)
-    idempotency_keys: list[str | None] = field(default_factory=list)
-    url: str = ""
 
 
 @pytest.fixture

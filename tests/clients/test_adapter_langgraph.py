@@ -12,7 +12,7 @@ from langgraph.store.base import BaseStore
 
 from contextarch_client import ContextArchitect
 from contextarch_client.langgraph import ContextArchitectStore
-from tests.clients.conftest import Live
+from tests.clients.live_data import Live
 
 pytestmark = pytest.mark.server
 ALICE, BOB = ("users", "alice", "memories"), ("users", "bob", "memories")

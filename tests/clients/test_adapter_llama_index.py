@@ -12,7 +12,7 @@ from llama_index.core.memory import Memory
 
 from contextarch_client import AsyncContextArchitect
 from contextarch_client.llama_index import ContextArchitectBlock
-from tests.clients.conftest import Live
+from tests.clients.live_data import Live
 
 pytestmark = pytest.mark.server
 

@@ -13,8 +13,8 @@ from openai import AsyncOpenAI
 
 from contextarch_client import AsyncContextArchitect
 from contextarch_client.openai_agents import ContextArchitectSession, context_instructions
-from tests.clients.conftest import Live
-from tests.clients.llm_stand_in import responses_stand_in
+from tests.clients.live_data import Live
+from tests.support.fake_provider import fake_provider
 
 pytestmark = pytest.mark.server
 CALL = {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": '{"service": "billing"}'}
@@ -75,7 +75,7 @@ def test_a_run_gets_the_assembled_context_in_its_instructions_and_keeps_its_turn
             await Runner.run(agent, "When are builds promoted?", session=session)
             return await session.get_items()
 
-    with responses_stand_in() as llm:
+    with fake_provider(reply="Answered from the context.") as llm:
         items = asyncio.run(work(llm.url))
 
     first, second = llm.requests

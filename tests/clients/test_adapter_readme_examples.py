@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from tests.clients.llm_stand_in import responses_stand_in
-from tests.processes import ROOT
+from tests.support.fake_provider import fake_provider
+from tests.support.processes import ROOT
 
 pytestmark = pytest.mark.server
 
@@ -44,7 +44,7 @@ def test_there_is_one_example_per_adapter() -> None:
 
 
 def test_the_openai_agents_example_runs_as_written(demo: tuple[str, str]) -> None:
-    with responses_stand_in() as llm:
+    with fake_provider(reply="Answered from the context.") as llm:
         out = run(
             examples()["openai_agents"],
             *demo,

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.live import PORTS, port_free_in
+from tests.support.live import PORTS, port_free_in
 
 COMMAND = str(Path(sys.executable).parent / "contextarch-mcp")
 

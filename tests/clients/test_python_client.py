@@ -21,8 +21,9 @@ from contextarch_client import (
     ServerError,
     TokenCount,
 )
-from tests.clients.conftest import Gateway, Live
-from tests.live import PORTS, port_free_in, uvicorn_server
+from tests.clients.live_data import Gateway, Live
+from tests.support.live import PORTS, port_free_in, uvicorn_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 QUESTION = "How long are database backups kept?"
@@ -161,8 +162,7 @@ def test_it_retries_after_a_refused_connection_until_the_server_is_up(live: Live
     )
     caller = threading.Thread(target=lambda: answers.append(client.status()))
     caller.start()
-    while CountingTransport.refused == 0:
-        caller.join(0.05)
+    wait_until(lambda: CountingTransport.refused, interval=0.05, what="a refused connection")
     with uvicorn_server(tmp_path / "late.log", port=port):
         caller.join(120)
     client.close()

@@ -21,7 +21,7 @@ from contextarch_client import (
     PermissionDenied,
     WorkspaceImported,
 )
-from tests.clients.conftest import FACTS, Live
+from tests.clients.live_data import FACTS, Live
 
 pytestmark = pytest.mark.server
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from contextarch_client import AsyncContextArchitect, Conflict, ContextArchitect, Supersession
-from tests.clients.conftest import Live
-from tests.waiting import wait_until
+from tests.clients.live_data import Live
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 

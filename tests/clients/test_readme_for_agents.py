@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.processes import ROOT
+from tests.support.processes import ROOT
 
 pytestmark = pytest.mark.server
 QUESTION = "Why did the retry worker overload Stripe?"

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from apps.core import background
 from apps.layers.services import ItemInput, items_create, layer_create
 from contextarch_client import models
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 OPERATION_MODELS = [m for m in vars(models).values() if isinstance(m, type) and getattr(m, "operation", None)]

@@ -20,8 +20,8 @@ from drf_spectacular.generators import SchemaGenerator
 
 from apps.workspaces.models import Scope
 from apps.workspaces.services import api_key_create, workspace_create
-from tests.clients.conftest import Live
-from tests.processes import ROOT
+from tests.clients.live_data import Live
+from tests.support.processes import ROOT
 
 pytestmark = pytest.mark.server
 PACKAGE = ROOT / "clients" / "typescript"

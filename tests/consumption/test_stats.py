@@ -7,7 +7,7 @@ import pytest
 from apps.error_patterns.models import Attempt, Outcome
 from apps.error_patterns.selectors import attempt_stats
 from apps.layers.models import Layer
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,9 @@ from django.db import connection
 from pytest_django.fixtures import SettingsWrapper
 
 from apps.layers.models import Item
-from tests.conftest import Tenant, make_tenant
-from tests.packages.agent import ask, bulk, layer, package_ids
+from tests.packages.agent import package_ids
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from apps.conversations.models import ItemAccess
 from apps.conversations.services import items_record_access
 from apps.core.database_url import url_from_database
 from apps.layers.models import Item
-from tests.conftest import Tenant
-from tests.conversations.conftest import messages
+from tests.conversations.sessions import messages
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

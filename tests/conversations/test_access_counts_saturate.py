@@ -13,8 +13,8 @@ from django.utils import timezone
 from apps.conversations.models import ItemAccess
 from apps.conversations.services import MAX_ACCESS_COUNT, items_record_access
 from apps.conversations.tasks import record_item_access
-from tests.conftest import Tenant
-from tests.conversations.conftest import make_session, messages
+from tests.conversations.sessions import make_session, messages
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

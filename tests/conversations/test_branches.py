@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.conversations.transfer import FORMAT, VERSION
-from tests.conftest import Tenant
-from tests.conversations.conftest import message
+from tests.conversations.sessions import message
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +68,7 @@ def test_branches_belong_to_their_workspace(
 
 
 def test_a_parent_from_another_workspace_is_refused(tenant: Tenant, other_tenant: Tenant, tree: dict[str, int]) -> None:
-    from tests.conversations.conftest import make_session
+    from tests.conversations.sessions import make_session
 
     theirs = make_session(other_tenant)
     body = {"layer": theirs, "kind": "message", "role": "user", "content": "hi", "parent": tree["q"]}

@@ -17,8 +17,8 @@ from apps.conversations.models import Community
 from apps.conversations.vectors import communities_embed
 from apps.core import tokenizer
 from apps.layers.embedder import items_embed_pending
-from tests.conftest import Tenant
-from tests.conversations.conftest import AUTH, DATABASE, messages
+from tests.conversations.sessions import AUTH, DATABASE, messages
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Community summaries and titles by the configured LLM (the local stand-in, tests/summaries/llm_server.py):
+"""Community summaries and titles by the configured LLM (the local stand-in, tests/support/fake_provider.py):
 several communities per call, kept while their text is unchanged, within the daily budget, extractive and
 saying why when the LLM fails or the budget is spent; without an LLM, extractive and no call. Titles name
 what a conversation is about, not its greetings."""
@@ -19,9 +19,10 @@ from apps.layers.embedder import items_embed_pending
 from apps.summaries.batch import BUDGET_SPENT, DEFERRED
 from apps.summaries.models import SummaryUsage
 from apps.summaries.selectors import summaries_health
-from tests.conftest import Tenant
-from tests.conversations.conftest import messages
-from tests.summaries.llm_server import FakeLlm, fake_llm
+from tests.conversations.sessions import messages
+from tests.summaries.helpers import summary_llm
+from tests.support.fake_provider import FakeProvider
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -38,15 +39,15 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server() -> Iterator[FakeLlm]:
-    with fake_llm() as running:
+def server() -> Iterator[FakeProvider]:
+    with summary_llm() as running:
         running.respond = answer
         yield running
 
 
 @pytest.fixture
-def llm(server: FakeLlm) -> Iterator[FakeLlm]:
-    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url, SUMMARY_LLM_BATCH=2):
+def llm(server: FakeProvider) -> Iterator[FakeProvider]:
+    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.url, SUMMARY_LLM_BATCH=2):
         yield server
 
 
@@ -56,12 +57,12 @@ def three_tasks(tenant: Tenant, session: int) -> None:
     messages(tenant, session, ["The login uses OAuth.", "Sessions expire in 30 minutes."], task_ids=["AUTH-3"])
 
 
-def passages_asked(server: FakeLlm) -> list[int]:
+def passages_asked(server: FakeProvider) -> list[int]:
     return [len(PASSAGE.findall(r["messages"][1]["content"])) for r in server.requests]
 
 
 def test_the_llm_writes_summaries_and_titles_several_communities_per_call(
-    llm: FakeLlm, tenant: Tenant, session: int
+    llm: FakeProvider, tenant: Tenant, session: int
 ) -> None:
     three_tasks(tenant, session)
     communities_refresh(layer_id=session, llm_now=True)
@@ -75,7 +76,7 @@ def test_the_llm_writes_summaries_and_titles_several_communities_per_call(
     assert (usage.calls, usage.reserved_tokens) == (2, 0)
 
 
-def test_a_community_whose_text_is_unchanged_is_not_sent_again(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+def test_a_community_whose_text_is_unchanged_is_not_sent_again(llm: FakeProvider, tenant: Tenant, session: int) -> None:
     three_tasks(tenant, session)
     communities_refresh(layer_id=session, llm_now=True)
     titles = dict(Community.objects.filter(layer_id=session).values_list("key", "title"))
@@ -89,7 +90,7 @@ def test_a_community_whose_text_is_unchanged_is_not_sent_again(llm: FakeLlm, ten
 
 
 def test_a_spent_budget_stops_the_calls_and_the_extractive_text_says_so(
-    llm: FakeLlm, tenant: Tenant, session: int
+    llm: FakeProvider, tenant: Tenant, session: int
 ) -> None:
     three_tasks(tenant, session)
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=100):
@@ -109,9 +110,9 @@ def test_a_spent_budget_stops_the_calls_and_the_extractive_text_says_so(
     assert not GraphState.objects.get(layer_id=session).summaries_pending
 
 
-def test_a_failing_llm_leaves_the_extractive_text_and_says_so(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+def test_a_failing_llm_leaves_the_extractive_text_and_says_so(llm: FakeProvider, tenant: Tenant, session: int) -> None:
     three_tasks(tenant, session)
-    llm.fail_next = 10
+    llm.fail_next(10)
     communities_refresh(layer_id=session, llm_now=True)
     assert len(llm.requests) == 1  # one attempt; the rest of the run does not wait on it
     rows = list(Community.objects.filter(layer_id=session))
@@ -125,8 +126,8 @@ def test_a_failing_llm_leaves_the_extractive_text_and_says_so(llm: FakeLlm, tena
     }
 
 
-def test_without_an_llm_configured_no_call_is_made(server: FakeLlm, tenant: Tenant, session: int) -> None:
-    with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):  # an endpoint, but the default provider
+def test_without_an_llm_configured_no_call_is_made(server: FakeProvider, tenant: Tenant, session: int) -> None:
+    with override_settings(SUMMARY_LLM_BASE_URL=server.url):  # an endpoint, but the default provider
         three_tasks(tenant, session)
         communities_refresh(layer_id=session, llm_now=True)
     assert server.requests == []
@@ -164,7 +165,9 @@ def test_a_topic_community_is_titled_by_what_was_said_not_by_a_greeting(tenant: 
         assert not any(title in CHAT[g] for g in greetings), community.title
 
 
-def test_a_recompute_asked_through_the_api_never_waits_on_the_llm(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+def test_a_recompute_asked_through_the_api_never_waits_on_the_llm(
+    llm: FakeProvider, tenant: Tenant, session: int
+) -> None:
     three_tasks(tenant, session)
     body = tenant.client.post(f"/api/v1/layers/{session}/communities/").json()["results"]
     assert llm.requests == []  # a request: extractive now, saying the LLM writes it in the background
@@ -176,7 +179,7 @@ def test_a_recompute_asked_through_the_api_never_waits_on_the_llm(llm: FakeLlm, 
 
 @pytest.mark.django_db(transaction=True)
 def test_message_writes_get_llm_summaries_in_the_background(
-    llm: FakeLlm, tenant: Tenant, session: int, wait_background: object
+    llm: FakeProvider, tenant: Tenant, session: int, wait_background: object
 ) -> None:
     three_tasks(tenant, session)  # each write queues the layer's recomputation after commit
     wait_background()  # type: ignore[operator]
@@ -185,7 +188,7 @@ def test_message_writes_get_llm_summaries_in_the_background(
     assert sum(passages_asked(llm)) >= 3  # asked by the background run, not by the writes
 
 
-def test_an_archive_keeps_who_wrote_a_community(llm: FakeLlm, tenant: Tenant, session: int) -> None:
+def test_an_archive_keeps_who_wrote_a_community(llm: FakeProvider, tenant: Tenant, session: int) -> None:
     from apps.conversations.archive import communities_export
     from apps.core.archive.parts import ExportScope
 

@@ -8,8 +8,8 @@ import pytest
 
 from apps.conversations.communities import communities_refresh
 from apps.layers.embedder import items_embed_pending
-from tests.conftest import Tenant
-from tests.conversations.conftest import AUTH, DATABASE, make_session, messages
+from tests.conversations.sessions import AUTH, DATABASE, make_session, messages
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

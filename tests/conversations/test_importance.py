@@ -6,8 +6,8 @@ import pytest
 
 from apps.conversations.importance import is_decision
 from apps.layers.models import Item
-from tests.conftest import Tenant
-from tests.conversations.conftest import make_session, message
+from tests.conversations.sessions import make_session, message
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def test_marking_is_validated_and_scoped(tenant: Tenant, other_tenant: Tenant, s
 
 def test_an_important_message_is_not_replaced_by_its_community(tenant: Tenant) -> None:
     from apps.conversations.communities import communities_refresh
-    from tests.conversations.conftest import messages
+    from tests.conversations.sessions import messages
 
     session = make_session(tenant)
     ids = messages(tenant, session, [f"Note {i} about the billing task." for i in range(30)], task_ids=["BILL-1"])

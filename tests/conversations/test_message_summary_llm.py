@@ -16,9 +16,10 @@ from django.utils import timezone
 from apps.conversations.communities import communities_refresh
 from apps.conversations.models import GraphState, MessageSummary
 from apps.summaries.batch import BUDGET_SPENT
-from tests.assembly.test_context_features import ask, bulk
-from tests.conftest import Tenant
-from tests.summaries.llm_server import FakeLlm, fake_llm
+from tests.summaries.helpers import summary_llm
+from tests.support.api import ask, bulk
+from tests.support.fake_provider import FakeProvider
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -39,15 +40,15 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server() -> Iterator[FakeLlm]:
-    with fake_llm() as running:
+def server() -> Iterator[FakeProvider]:
+    with summary_llm() as running:
         running.respond = answer
         yield running
 
 
 @pytest.fixture
-def llm(server: FakeLlm) -> Iterator[FakeLlm]:
-    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url, SUMMARY_LLM_BATCH=2):
+def llm(server: FakeProvider) -> Iterator[FakeProvider]:
+    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.url, SUMMARY_LLM_BATCH=2):
         yield server
 
 
@@ -80,7 +81,9 @@ def depths(t: Tenant, session: int) -> dict[str, tuple[str, str]]:
     return {c["external_id"]: (c["depth"], c["text"]) for c in body["chunks"] if c.get("external_id")}
 
 
-def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(llm: FakeLlm, tenant: Tenant) -> None:
+def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(
+    llm: FakeProvider, tenant: Tenant
+) -> None:
     session = conversation(tenant)
     communities_refresh(layer_id=session, llm_now=True)
     asked = [len(PASSAGE.findall(r["messages"][1]["content"])) for r in llm.requests]
@@ -95,9 +98,9 @@ def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(l
         assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
 
 
-def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeLlm, tenant: Tenant) -> None:
+def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeProvider, tenant: Tenant) -> None:
     session = conversation(tenant)
-    llm.fail_next = 10
+    llm.fail_next(10)
     communities_refresh(layer_id=session, llm_now=True)
     assert len(llm.requests) == 1
     notes = set(MessageSummary.objects.values_list("provider", "note"))
@@ -106,7 +109,7 @@ def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeLlm, tenant
     assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
 
 
-def test_a_spent_budget_makes_no_call(llm: FakeLlm, tenant: Tenant) -> None:
+def test_a_spent_budget_makes_no_call(llm: FakeProvider, tenant: Tenant) -> None:
     session = conversation(tenant)
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=100):
         communities_refresh(layer_id=session, llm_now=True)
@@ -116,8 +119,8 @@ def test_a_spent_budget_makes_no_call(llm: FakeLlm, tenant: Tenant) -> None:
     assert len(llm.requests) == 2 and set(MessageSummary.objects.values_list("note", flat=True)) == {""}
 
 
-def test_without_an_llm_nothing_is_sent_or_stored(server: FakeLlm, tenant: Tenant) -> None:
-    with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):
+def test_without_an_llm_nothing_is_sent_or_stored(server: FakeProvider, tenant: Tenant) -> None:
+    with override_settings(SUMMARY_LLM_BASE_URL=server.url):
         session = conversation(tenant)
         communities_refresh(layer_id=session, llm_now=True)
         shown = depths(tenant, session)
@@ -126,14 +129,14 @@ def test_without_an_llm_nothing_is_sent_or_stored(server: FakeLlm, tenant: Tenan
 
 
 def test_an_archive_carries_the_llms_message_summaries_and_the_copy_uses_them_without_asking(
-    llm: FakeLlm, tenant: Tenant
+    llm: FakeProvider, tenant: Tenant
 ) -> None:
     import io
 
     from apps.core.archive.export import archive_export
     from apps.core.archive.restore import archive_restore
     from apps.layers.models import Item, Layer
-    from tests.conftest import make_tenant
+    from tests.support.tenants import make_tenant
 
     session = conversation(tenant)
     communities_refresh(layer_id=session, llm_now=True)

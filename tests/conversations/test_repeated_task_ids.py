@@ -8,8 +8,8 @@ import pytest
 from apps.conversations.models import Community, CommunityMember
 from apps.conversations.tasks import sweep_communities
 from apps.layers.models import Item
-from tests.conftest import Tenant
-from tests.conversations.conftest import message
+from tests.conversations.sessions import message
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

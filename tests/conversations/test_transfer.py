@@ -16,8 +16,8 @@ from apps.core import background
 from apps.core.errors import InvalidInput
 from apps.layers.embedder import items_embed_pending
 from apps.summaries.models import Summary
-from tests.conftest import Tenant
-from tests.conversations.conftest import AUTH, DATABASE, message, messages
+from tests.conversations.sessions import AUTH, DATABASE, message, messages
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from django.test import override_settings
 
 from apps.core import background, cache, embeddings
 from apps.layers.models import Item
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
+from tests.support.waiting import wait_until
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
 
@@ -128,7 +129,5 @@ def test_a_delayed_dispatch_runs_once_for_many_asks_and_wait_idle_does_not_wait_
     assert background.wait_idle(10)
     assert runs == [None] and time.monotonic() - started < 30
     background.dispatch_later(Flush(), 0.05)  # and on its own once the delay has passed
-    deadline = time.monotonic() + 10
-    while len(runs) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: len(runs) >= 2, timeout=10, interval=0.02, what="the delayed run")
     assert background.wait_idle(10) and runs == [None, None]

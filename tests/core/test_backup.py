@@ -18,8 +18,8 @@ from django.test import override_settings
 from apps.core import background
 from apps.layers.models import Item
 from apps.workspaces.models import Workspace
-from tests.conftest import Tenant, make_tenant
-from tests.processes import ROOT
+from tests.support.processes import ROOT
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

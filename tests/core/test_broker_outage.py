@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 
 from apps.layers.models import Item
-from tests.conftest import make_tenant
-from tests.processes import database_url, free_port, http_json, private_redis, served
-from tests.waiting import wait_until
+from tests.support.processes import database_url, free_port, http_json, private_redis, served
+from tests.support.tenants import make_tenant
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from apps.layers.models import Item
-from tests.conftest import make_tenant
-from tests.processes import CeleryBroker
+from tests.support.processes import CeleryBroker
+from tests.support.tenants import make_tenant
 
 BROKER = "redis://127.0.0.1:6379/13"
 

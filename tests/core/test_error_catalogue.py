@@ -22,7 +22,7 @@ from rest_framework import serializers
 from apps.core.error_catalogue import CATALOGUE, FIELD_CODES, OPERATION_CODES, ErrorCode, catalogue_load
 from apps.core.errors import DomainError
 from apps.core.schema import operation_error_codes
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ROOT / "apps"

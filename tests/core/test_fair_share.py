@@ -11,8 +11,8 @@ import pytest
 from pytest_django.fixtures import SettingsWrapper
 
 from apps.core.fair_share import FairGate, gate
-from tests.conftest import Tenant
-from tests.waiting import wait_until
+from tests.support.tenants import Tenant
+from tests.support.waiting import wait_until
 
 
 def test_it_lets_a_workspace_run_only_its_share_and_refuses_the_next_after_the_wait() -> None:

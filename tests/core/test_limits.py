@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +15,8 @@ from django.db import connection
 from django.test import override_settings
 
 from apps.layers.models import Item
-from tests.conftest import Tenant
-from tests.processes import database_url, free_port, wait_for_port
+from tests.support.processes import database_url, free_port, listens, serving
+from tests.support.tenants import Tenant
 
 
 @pytest.fixture
@@ -27,16 +25,9 @@ def served(transactional_db: None, tmp_path: Path) -> Iterator[int]:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict), "PORT": str(port), "WEB_WORKERS": "1"}
     log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [str(Path(settings.BASE_DIR) / "scripts" / "serve")], cwd=settings.BASE_DIR, env=env, stdout=out, stderr=out
-        )
-    try:
-        wait_for_port(port, timeout=90)
+    serve = [str(Path(settings.BASE_DIR) / "scripts" / "serve")]
+    with serving(serve, env=env, log=log, ready=lambda: listens(port), stop_timeout=60):
         yield port
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(60)
 
 
 def _answer(sock: socket.socket) -> tuple[int, dict[str, object]]:

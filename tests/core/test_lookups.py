@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def test_any_matches_like_in_on_keys_and_foreign_keys(tenant: Tenant, django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.core import background
 from apps.core.periodic import due_entries, start_inprocess_beat
 from apps.error_patterns.models import ErrorPattern
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 
 def test_an_entry_is_due_at_start_then_once_per_interval() -> None:

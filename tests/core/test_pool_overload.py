@@ -15,7 +15,7 @@ from django.db import connection, connections
 from psycopg_pool import PoolTimeout
 
 from apps.core import db_health
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 
 def _in_another_thread(fn: Callable[[], Any]) -> Any:

@@ -18,9 +18,9 @@ from django.test.utils import CaptureQueriesContext
 from apps.core.database_url import replica_database
 from apps.core.replicas import replica_for, replicas_reset
 from apps.metrics.registry import REPLICA_READS
-from tests.conftest import Tenant
-from tests.replica_server import Standby, streaming_replica
-from tests.waiting import wait_until
+from tests.support.replica_server import Standby, streaming_replica
+from tests.support.tenants import Tenant
+from tests.support.waiting import wait_until
 
 ALIAS = "replica_test"
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True, databases=["default", ALIAS])]

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from apps.core import telemetry
-from tests.otlp_receiver import OtlpReceiver, a_caller, otlp_receiver
+from tests.support.otlp_receiver import OtlpReceiver, a_caller, otlp_receiver
 
 pytestmark = pytest.mark.django_db
 

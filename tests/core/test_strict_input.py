@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from apps.core.strict_json import MAX_JSON_DEPTH
 from apps.layers.models import Item, Layer
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

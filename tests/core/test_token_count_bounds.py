@@ -10,7 +10,7 @@ from django.db import connection
 from apps.core import tokenizer
 from apps.layers import services
 from apps.layers.models import Item
-from tests.conftest import Tenant, make_tenant
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db
 

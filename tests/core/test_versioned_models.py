@@ -9,7 +9,7 @@ from apps.assembly.models import OutputTemplate
 from apps.core import versions
 from apps.core.signals import VERSIONED
 from apps.profiles.models import AgentProfile
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def test_each_app_registers_the_models_assembly_reads() -> None:

@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 
 from apps.workspaces.services import api_key_create, api_key_revoke
 from contextarch.asgi import application
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.anyio]
 

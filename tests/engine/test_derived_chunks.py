@@ -4,7 +4,7 @@ in the context, and a summary never repeats a sentence the context already holds
 from __future__ import annotations
 
 from apps.engine import Candidate, Rung, Scored, assemble
-from tests.engine.test_engine import NOW, cand, o200k
+from tests.engine.candidates import NOW, cand, o200k
 
 FAR = "Billing step 3: the export job writes a CSV of every open invoice."
 

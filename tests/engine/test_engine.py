@@ -12,25 +12,9 @@ from apps.core.text import cut_to_fit, sentences
 from apps.core.tokenizer import count_tokens
 from apps.engine import Candidate, RankContext, assemble, rank
 from apps.engine.format import day
+from tests.engine.candidates import NOW, cand, o200k
 
-NOW = datetime(2026, 11, 1, tzinfo=UTC)
 CTX = RankContext(now=NOW)
-
-
-def o200k(text: str) -> int:
-    return count_tokens(text, "o200k_base")
-
-
-def cand(id: int, content: str, **kw: object) -> Candidate:
-    defaults: dict[str, object] = {
-        "kind": "memory",
-        "type": "fact",
-        "layer_id": 1,
-        "layer_name": "session",
-        "created_at": NOW,
-    }
-    defaults.update(kw)
-    return Candidate(id=id, content=content, **defaults)  # type: ignore[arg-type]
 
 
 def test_it_ranks_pinned_items_first_then_by_fused_relevance() -> None:

@@ -10,8 +10,8 @@ from apps.assembly.models import AssemblyRecord
 from apps.assembly.services import records_flush
 from apps.erasure.models import ErasureRecord
 from apps.layers.models import Item, Layer
-from tests.conftest import Tenant, admin_client, make_tenant
-from tests.erasure.test_erasure_text import hits
+from tests.erasure.text_scan import hits
+from tests.support.tenants import Tenant, admin_client, make_tenant
 
 pytestmark = pytest.mark.django_db
 

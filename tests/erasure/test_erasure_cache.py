@@ -13,7 +13,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.assembly.services.cache import CachedContext, cache_key, cached_drop, cached_get, cached_put
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

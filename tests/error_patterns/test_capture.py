@@ -7,8 +7,8 @@ from django.conf import settings
 
 from apps.error_patterns.models import Attempt, ErrorPattern
 from apps.layers.models import Layer
-from tests.conftest import Tenant
-from tests.error_patterns.conftest import make_session, report
+from tests.error_patterns.attempts import make_session, report
+from tests.support.tenants import Tenant
 
 ERROR = 'psycopg.errors.UndefinedTable: relation "orders" does not exist\nLINE 1: SELECT * FROM "orders" WHERE id = 42'
 FIX = "Run manage.py migrate before the tests."

@@ -15,7 +15,7 @@ from apps.error_patterns.models import Attempt, ErrorPattern, HintInjection
 from apps.error_patterns.services import attempt_record, hints_injected
 from apps.layers.models import Layer
 from apps.layers.services import layer_create
-from tests.conftest import Tenant, make_tenant
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 THREADS = 8

@@ -5,57 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.utils import timezone
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.assembly.models import AssemblyRecord
-from apps.error_patterns.models import ErrorPattern, HintInjection
+from apps.error_patterns.models import HintInjection
+from apps.error_patterns.selectors import patterns_match
+from apps.error_patterns.services import hints_injected
 from apps.layers.models import Layer
-from tests.conftest import Tenant
-from tests.error_patterns.conftest import report
-
-ERROR = 'psycopg.errors.UndefinedTable: relation "orders" does not exist'
-SIGNATURE = "psycopg.errors.undefinedtable: relation <str> does not exist"
-
-
-def pattern(tenant: Tenant, *, confidence: float, solution: str, signature: str = SIGNATURE) -> ErrorPattern:
-    now = timezone.now()
-    return ErrorPattern.objects.create(
-        workspace=tenant.workspace,
-        signature=signature,
-        error_excerpt=ERROR,
-        solution=solution,
-        confidence=confidence,
-        first_seen=now,
-        last_seen=now,
-    )
-
-
-def context(tenant: Tenant, layer: Layer, **body: Any) -> dict[str, Any]:
-    # timeout_ms=0: wait for the whole context, so a loaded test machine cannot skip the hints at the deadline.
-    payload = {
-        "layer": layer.pk,
-        "query": "deploy",
-        "agent_type": "developer",
-        "group_id": "g1",
-        "timeout_ms": 0,
-        **body,
-    }
-    response = tenant.client.post("/api/v1/context/", payload, format="json")
-    assert response.status_code == 200, response.json()
-    return response.json()
-
-
-def hints(body: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in body["chunks"] if c["source"] == "error_hint"]
-
-
-@pytest.fixture
-def fact(tenant: Tenant, session: Layer) -> None:
-    items = [{"kind": "memory", "type": "fact", "content": "Deploys run the migrations first."}]
-    assert (
-        tenant.client.post("/api/v1/items/bulk/", {"layer": session.pk, "items": items}, format="json").status_code
-        == 201
-    )
+from apps.metrics.registry import REGISTRY
+from tests.error_patterns.attempts import ERROR, SIGNATURE, context, hints, pattern, report
+from tests.support.tenants import Tenant
 
 
 @pytest.mark.usefixtures("fact")
@@ -166,3 +126,33 @@ def test_the_hint_source_runs_a_fixed_handful_of_queries(
     with django_assert_max_num_queries(3):  # the last attempt, the candidates (id, signature), the winners
         found = hint_candidates(request)
     assert len(found) == 3 and all(c.source == "error_hint" for c in found)
+
+
+def test_matching_loads_full_rows_of_the_winners_only(tenant: Tenant) -> None:
+    exact = pattern(tenant, confidence=0.9, solution="the exact fix")
+    for n in range(30):
+        pattern(tenant, confidence=0.9, solution=f"fix {n} " + "x" * 2000, signature=f"{SIGNATURE} variant {n}")
+    with CaptureQueriesContext(connection) as captured:
+        matches = patterns_match(
+            workspace_id=tenant.workspace.pk, signature=SIGNATURE, min_confidence=0.5, threshold=0.5, limit=3
+        )
+    assert len(matches) == 3 and matches[0] == (1.0, exact)
+    assert all(p.solution for _, p in matches)  # full rows
+    assert len(captured.captured_queries) == 2
+    with_solution = [q["sql"] for q in captured.captured_queries if '"solution"' in q["sql"].split(" FROM ")[0]]
+    assert len(with_solution) == 1 and " IN (" in with_solution[0]  # by primary key, the 3 winners
+
+
+def injected() -> float:
+    return REGISTRY.get_sample_value("context_architect_error_hints_injected_total") or 0.0
+
+
+def test_the_counter_counts_injections_recorded_not_hints_already_open(tenant: Tenant, session: Layer) -> None:
+    first = pattern(tenant, confidence=0.9, solution="fix a")
+    second = pattern(tenant, confidence=0.9, solution="fix b", signature=f"{SIGNATURE} b")
+    scope = {"workspace_id": tenant.workspace.pk, "layer_id": session.pk, "agent_type": "dev", "group_id": "g"}
+    assert hints_injected(**scope, pattern_ids=[first.pk]) == 1
+    before = injected()
+    assert hints_injected(**scope, pattern_ids=[first.pk, second.pk, second.pk]) == 1  # first is open already
+    assert injected() - before == 1
+    assert HintInjection.objects.filter(workspace_id=tenant.workspace.pk).count() == 2

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.error_patterns.models import ErrorPattern
-from apps.workspaces.models import Workspace
-from tests.conftest import Tenant
-
-
-def make(workspace: Workspace, signature: str, confidence: float, solution: str = "fix") -> ErrorPattern:
-    now = timezone.now()
-    return ErrorPattern.objects.create(
-        workspace=workspace,
-        signature=signature,
-        error_excerpt=signature,
-        solution=solution,
-        confidence=confidence,
-        first_seen=now - timedelta(days=1),
-        last_seen=now,
-    )
+from tests.error_patterns.attempts import make
+from tests.support.tenants import Tenant
 
 
 def test_it_lists_patterns_most_confident_first_with_filters(tenant: Tenant, other_tenant: Tenant) -> None:
@@ -121,3 +105,14 @@ def test_every_endpoint_needs_a_valid_key(anon: APIClient, tenant: Tenant, metho
     anon.credentials(HTTP_AUTHORIZATION="Bearer ca_not-a-real-key")
     response = getattr(anon, method)(path, {}, format="json")
     assert response.status_code == 401 and response.json()["error"]["code"] == "invalid_api_key"
+
+
+def test_min_confidence_zero_is_not_ignored(tenant: Tenant) -> None:
+    low = make(tenant.workspace, "timeouterror: read timed out after <n>s", 0.0)
+    high = make(tenant.workspace, "modulenotfounderror: no module named <str>", 0.9)
+    # min_confidence=0 wins over the `confidence` alias; `0 or alias` used to pick the alias.
+    both = tenant.client.get("/api/v1/error-patterns/?min_confidence=0&confidence=0.5")
+    assert both.status_code == 200
+    assert [p["id"] for p in both.json()["results"]] == [high.pk, low.pk]
+    alias = tenant.client.get("/api/v1/error-patterns/?confidence=0.5").json()
+    assert [p["id"] for p in alias["results"]] == [high.pk]

@@ -7,9 +7,8 @@ import pytest
 from apps.assembly.models import AssemblyRecord
 from apps.error_patterns.models import Attempt, HintInjection
 from apps.layers.models import Layer
-from tests.conftest import Tenant
-from tests.error_patterns.conftest import report
-from tests.error_patterns.test_hints import ERROR, context, fact, hints, pattern  # noqa: F401 (fixture)
+from tests.error_patterns.attempts import ERROR, context, hints, pattern, report
+from tests.support.tenants import Tenant
 
 TOKEN = "ghp_R8x2Lq9Vb4Nw7Kc1Mz5Tf3Hd6Jy0Ps2Ae8Ug"
 GROUP = f"https://ci.example.com/run/42?token={TOKEN}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from apps.error_patterns.selectors import attempt_stats
 from apps.error_patterns.services import attempt_record
 from apps.layers.models import Layer
-from tests.conftest import Tenant
-from tests.error_patterns.conftest import make_session
+from tests.error_patterns.attempts import make_session
+from tests.support.tenants import Tenant
 
 
 def test_it_is_empty_without_attempts(tenant: Tenant) -> None:

@@ -12,7 +12,7 @@ from apps.error_patterns.models import ErrorPattern
 from apps.error_patterns.services import attempt_record, patterns_expire
 from apps.error_patterns.tasks import expire_error_patterns
 from apps.layers.models import Layer
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def seen(tenant: Tenant, signature: str, days_ago: float) -> ErrorPattern:

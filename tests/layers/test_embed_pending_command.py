@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 @pytest.mark.django_db

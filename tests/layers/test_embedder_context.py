@@ -8,7 +8,7 @@ from apps.core import embeddings
 from apps.layers.embedder import items_embed_pending, passage_text
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def test_a_passage_is_embedded_with_its_layer_name_and_title(tenant: Tenant) -> None:

@@ -15,8 +15,8 @@ from apps.core import background, embeddings
 from apps.layers.embedder import _lower_priority, items_claim_batch
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import make_tenant
-from tests.embedding_server import fake_embedder
+from tests.support.fake_provider import fake_provider
+from tests.support.tenants import make_tenant
 
 CJK = "東京の倉庫では毎晩バックアップを取り、三十五日間保存します。障害が起きたら当番が対応します。"
 
@@ -72,8 +72,8 @@ def test_a_runner_that_loses_its_planned_rows_to_another_claims_the_next_ones() 
 @pytest.mark.django_db(transaction=True)
 @override_settings(EMBEDDING_BATCH_SIZE=3, EMBEDDING_CONCURRENCY=2)
 def test_a_backlog_is_embedded_by_concurrent_batches() -> None:
-    with fake_embedder(delay=0.5) as server:
-        with override_settings(EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_MODEL="fake"):
+    with fake_provider(delay=0.5) as server:
+        with override_settings(EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.url, EMBEDDING_MODEL="fake"):
             embeddings.get_provider.cache_clear()
             try:
                 tenant = make_tenant("acme")

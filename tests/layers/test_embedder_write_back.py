@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from apps.layers.embedder import _write_back, items_claim_batch
 from apps.layers.models import EmbeddingClaim, Item
 from apps.layers.services import ItemInput, content_hash, items_create
-from tests.conftest import make_tenant
-from tests.embedding_server import vector_of
+from tests.support.fake_provider import vector_of
+from tests.support.tenants import make_tenant
 
 
 @pytest.mark.django_db

@@ -27,9 +27,9 @@ from apps.layers.filters import ItemFilters
 from apps.layers.models import EmbeddingSpace, Item
 from apps.layers.services import ItemInput, items_create
 from apps.layers.vectors import nearest_items
-from tests.conftest import Tenant
-from tests.embedding_server import FakeEmbedder, fake_embedder, vector_of
-from tests.processes import ROOT, database_url
+from tests.support.fake_provider import FakeProvider, fake_provider, vector_of
+from tests.support.processes import ROOT, database_url
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -94,19 +94,17 @@ def test_the_embedder_embeds_nothing_while_the_dimensions_do_not_fit(tenant: Ten
 
 
 @pytest.fixture
-def two_models() -> Iterator[FakeEmbedder]:
+def two_models() -> Iterator[FakeProvider]:
     """One OpenAI-compatible endpoint whose vectors depend on the model asked for: fake-a and fake-b."""
-    with fake_embedder(by_model=True) as server:
-        with override_settings(
-            EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_MODEL="fake-a"
-        ):
+    with fake_provider(by_model=True) as server:
+        with override_settings(EMBEDDING_PROVIDER="openai", EMBEDDING_BASE_URL=server.url, EMBEDDING_MODEL="fake-a"):
             yield server
 
 
 FACTS = ["The staging database is restored every Sunday.", "Marco owns the billing service."]
 
 
-def test_a_model_change_re_embeds_every_item_and_never_mixes_models(tenant: Tenant, two_models: FakeEmbedder) -> None:
+def test_a_model_change_re_embeds_every_item_and_never_mixes_models(tenant: Tenant, two_models: FakeProvider) -> None:
     items = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in FACTS])
     items_embed_pending(workspace_id=tenant.workspace.pk)
     space_sync()

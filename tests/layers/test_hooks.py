@@ -7,7 +7,7 @@ import pytest
 
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.models import LayerConfig
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 @pytest.mark.django_db

@@ -20,8 +20,8 @@ from apps.layers.hybrid_search import HybridHits, hybrid_search
 from apps.layers.keyword_search import KeywordHit
 from apps.layers.services import ItemInput, items_create
 from apps.layers.vectors import VectorHit
-from tests.conftest import Tenant
-from tests.conversations.conftest import AUTH, DATABASE, make_session, messages
+from tests.conversations.sessions import AUTH, DATABASE, make_session, messages
+from tests.support.tenants import Tenant
 
 FOUND = HybridHits(
     vector=[VectorHit(1, 0.9), VectorHit(2, 0.8), VectorHit(3, 0.7)],

@@ -13,7 +13,7 @@ from apps.core.versions import content_version_peek
 from apps.layers.models import Item, Layer
 from apps.layers.retention import items_expire
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.layers.models import Item, ItemSearch, Layer
 from apps.layers.services import ItemInput, item_delete, item_update, items_create, layer_create, layer_delete
 from apps.workspaces.models import Workspace
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 COPIED = ("workspace_id", "layer_id", "kind", "type", "created_at", "confidence", "group_id")
 

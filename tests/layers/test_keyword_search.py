@@ -10,7 +10,7 @@ from django.db import connection
 from apps.layers import keyword_search
 from apps.layers.filters import ItemFilters
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 # 24 items with "alpha", 12 of them also "beta", 3 items with the rare "zanzibar" too, one "beta" only.
 TEXTS = (

@@ -21,8 +21,8 @@ from apps.conversations.communities import communities_replace
 from apps.conversations.models import Community, ItemAccess
 from apps.conversations.services import items_record_access
 from apps.layers.models import Item, Layer
-from tests.conftest import Tenant
-from tests.waiting import wait_until
+from tests.support.tenants import Tenant
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

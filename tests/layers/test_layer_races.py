@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from apps.layers.models import Layer
-from tests.conftest import make_tenant
+from tests.support.tenants import make_tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

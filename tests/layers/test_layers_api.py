@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 
 from apps.layers.models import Layer
 from apps.summaries.models import LayerConfig
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

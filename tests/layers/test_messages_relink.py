@@ -7,7 +7,7 @@ import pytest
 
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create, layer_create, messages_relink
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from apps.layers.models import Relationship
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

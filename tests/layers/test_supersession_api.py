@@ -7,7 +7,7 @@ import pytest
 
 from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Item, Layer
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

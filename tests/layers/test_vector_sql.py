@@ -15,7 +15,7 @@ from apps.layers.filters import ItemFilters, id_array
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create
 from apps.layers.vectors import HNSW_INDEX, nearest_items, parse_db_vector, vector_literal
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def awkward_float32s(dimensions: int) -> np.ndarray:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 
 import httpx2
 import pytest
@@ -14,37 +11,20 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from apps.core import background
-from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.services import layer_summarize
-from tests.conftest import Tenant, make_tenant
-from tests.live import server_idle, uvicorn_live  # noqa: F401  (fixture)
+from tests.mcp_server.served import MESSAGES, STDIO_COMMAND, McpConnect, Served
+from tests.support.live import server_idle
+from tests.support.tenants import make_tenant
 
-# The console command of the Python client (clients/python, installed by requirements.txt).
-STDIO_COMMAND = Path(sys.executable).parent / "contextarch-mcp"
 FACTS = [
     ("backups", "Database backups are taken nightly at 02:00 UTC and kept for 35 days."),
     ("deploys", "Builds are promoted from staging to production every Tuesday."),
 ]
-MESSAGES = [
-    ("user", "The login page returns a 500 after the OAuth callback.", ["auth"]),
-    ("assistant", "The callback handler reads the state cookie before the session is loaded.", ["auth"]),
-    ("user", "Decision: we load the session first, then validate the state cookie.", ["auth"]),
-]
-
-
-@dataclass
-class Served:
-    """Two workspaces on a live server: `a` with a session of facts and messages, `b` empty."""
-
-    base: str
-    a: Tenant
-    b: Tenant
-    session: Layer
 
 
 @pytest.fixture
-def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:  # noqa: F811
+def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:
     a, b = make_tenant("acme"), make_tenant("globex")
     session = layer_create(workspace=a.workspace, kind="session", name="s1", parent=a.root, external_id="sess-a")
     items_create(
@@ -61,9 +41,6 @@ def served(transactional_db: None, uvicorn_live: str) -> Iterator[Served]:  # no
     yield Served(base=uvicorn_live, a=a, b=b, session=session)
     assert background.wait_idle(120)
     server_idle(uvicorn_live, a.secret)
-
-
-McpConnect = Callable[[str], AbstractAsyncContextManager[Client]]
 
 
 @pytest.fixture(params=["http", "stdio"])

@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_server.conftest import STDIO_COMMAND, Served
+from tests.mcp_server.served import STDIO_COMMAND, Served
 
 pytestmark = pytest.mark.server
 NEWEST, HANDSHAKE = "2026-07-28", "2025-11-25"

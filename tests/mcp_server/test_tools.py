@@ -15,7 +15,7 @@ from mcp.types import CallToolResult
 
 from apps.layers.models import Item
 from apps.workspaces.services import api_key_create
-from tests.mcp_server.conftest import McpConnect, Served
+from tests.mcp_server.served import McpConnect, Served
 
 pytestmark = pytest.mark.server
 T = TypeVar("T")
@@ -168,7 +168,7 @@ def test_it_reads_summaries_and_recent_messages_and_renders_the_chat_turn_prompt
 
 
 def served_messages() -> list[tuple[str, str, list[str]]]:
-    from tests.mcp_server.conftest import MESSAGES
+    from tests.mcp_server.served import MESSAGES
 
     return MESSAGES
 

@@ -10,8 +10,9 @@ import pytest
 from django.utils import timezone
 
 from apps.layers.embedder import items_embed_pending
-from tests.conftest import Tenant
-from tests.packages.agent import ask, bulk, layer, package, package_ids
+from tests.packages.agent import package, package_ids
+from tests.support.api import ask, bulk, layer
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from apps.profiles.services import (
     profile_item_exclude,
     profile_update,
 )
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

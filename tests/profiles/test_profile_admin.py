@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractUser
 from django.test import Client
 
 from apps.profiles.models import AgentProfile
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from apps.core.errors import Conflict, InvalidInput
 from apps.profiles.models import AgentProfile
 from apps.profiles.selectors import profile_get
 from apps.profiles.services import ProfileInput, profile_create, profile_update
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

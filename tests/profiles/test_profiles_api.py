@@ -8,7 +8,7 @@ import pytest
 from rest_framework.response import Response
 
 from apps.profiles.models import AgentProfile
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

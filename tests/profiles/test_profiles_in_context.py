@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Tenant
+from tests.support.api import ask
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
@@ -21,12 +22,6 @@ def session(tenant: Tenant) -> int:
     response = tenant.client.post("/api/v1/items/bulk/", {"layer": layer, "items": items}, format="json")
     assert response.status_code == 201
     return layer
-
-
-def ask(t: Tenant, **body: object) -> dict:  # type: ignore[type-arg]
-    response = t.client.post("/api/v1/context/", body, format="json")
-    assert response.status_code == 200, response.json()
-    return response.json()
 
 
 def test_it_uses_the_profiles_budget_and_format(tenant: Tenant, session: int) -> None:

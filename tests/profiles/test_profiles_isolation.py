@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.profiles.models import AgentProfile
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

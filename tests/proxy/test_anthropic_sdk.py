@@ -8,7 +8,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from tests.proxy.conftest import FACTS, UPSTREAM_KEY, Proxied
+from tests.proxy.proxied import FACTS, UPSTREAM_KEY, Proxied
 
 QUESTION = "When do the database backups run?"
 REPLY = "The backups run nightly at 02:00 UTC."

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import openai
 import pytest
 
-from tests.live import uvicorn_server
-from tests.proxy.conftest import UPSTREAM_KEY, Proxied
+from tests.proxy.proxied import UPSTREAM_KEY, Proxied
+from tests.support.live import uvicorn_server
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def test_an_assembly_past_its_deadline_and_a_silent_upstream(impatient: tuple[st
     raw = client.chat.completions.with_raw_response.create(model="gpt-4o", messages=question)  # type: ignore[arg-type]
     assert raw.parse().choices[0].message.content == "The backups run nightly at 02:00 UTC."
     assert "deadline" in raw.headers["Warning"]
-    proxied.openai.hang = 2.0
+    proxied.openai.hold = threading.Event()  # the upstream says nothing until the test is over
     with pytest.raises(openai.APIStatusError) as raised:
         client.chat.completions.create(model="gpt-4o", messages=question)  # type: ignore[arg-type]
     assert raised.value.status_code == 504

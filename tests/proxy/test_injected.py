@@ -12,9 +12,9 @@ from apps.assembly.models import AssemblyRecord
 from apps.core import background
 from apps.layers.models import Item, Layer
 from apps.summaries.services import layer_summarize
-from tests.live import uvicorn_server
-from tests.proxy.conftest import Proxied
-from tests.waiting import wait_until
+from tests.proxy.proxied import Proxied
+from tests.support.live import uvicorn_server
+from tests.support.waiting import wait_until
 
 CARRIED = "Our database backups are encrypted with AES-256 keys kept in the key management service."
 HISTORY: list[Any] = [

@@ -9,7 +9,7 @@ import anthropic
 import openai
 
 from apps.profiles.services import ProfileInput, profile_create
-from tests.proxy.conftest import FACTS, Proxied
+from tests.proxy.proxied import FACTS, Proxied
 
 QUESTION = "When do the database backups run?"
 

@@ -10,7 +10,7 @@ import pytest
 from apps.layers.models import Layer
 from apps.proxy.services import upstream_set
 from apps.tokens.models import TokenObservation
-from tests.proxy.conftest import FACTS, UPSTREAM_KEY, Proxied
+from tests.proxy.proxied import FACTS, UPSTREAM_KEY, Proxied
 
 QUESTION = "When do the database backups run?"
 

@@ -13,8 +13,8 @@ import sys
 
 from apps.workspaces.models import Scope
 from apps.workspaces.services import api_key_create
-from tests.processes import ROOT
-from tests.proxy.conftest import FACTS, Proxied
+from tests.proxy.proxied import FACTS, Proxied
+from tests.support.processes import ROOT
 
 
 def drop_in_blocks() -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import openai
 
-from tests.proxy.conftest import FACTS, Proxied
+from tests.proxy.proxied import FACTS, Proxied
 
 QUESTION = "When do the database backups run?"
 REPLY = "The backups run nightly at 02:00 UTC."

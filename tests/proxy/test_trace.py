@@ -8,8 +8,8 @@ import anthropic
 import openai
 
 from apps.assembly.models import AssemblyRecord
-from tests.proxy.conftest import UPSTREAM_KEY, Proxied
-from tests.waiting import wait_until
+from tests.proxy.proxied import UPSTREAM_KEY, Proxied
+from tests.support.waiting import wait_until
 
 QUESTION = "When do the database backups run?"
 

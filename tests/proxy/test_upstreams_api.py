@@ -9,7 +9,7 @@ from apps.core.errors import InvalidInput
 from apps.layers.services import layer_create
 from apps.proxy.models import Upstream
 from apps.proxy.selectors import proxy_default_parent, upstream_target
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 SECRET = "sk-upstream-Secret-0123456789abcdef"
 

@@ -12,7 +12,7 @@ from django.conf import settings
 from apps.core import background
 from apps.layers.services import ItemInput, items_create
 from apps.tokens.services import tokens_count
-from tests.proxy.conftest import Proxied
+from tests.proxy.proxied import Proxied
 
 WINDOW = 8_192  # gpt-4's, counted in cl100k_base
 SYSTEM = {"role": "system", "content": "Be terse."}

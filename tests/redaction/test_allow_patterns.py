@@ -12,7 +12,7 @@ from apps.redaction import redactor
 from apps.redaction.allowpatterns import MAX_PATTERNS
 from apps.redaction.models import AllowKind, AllowlistEntry
 from apps.redaction.services import allowlist_entry_create, text_redact
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 # Backtracks exponentially in a backtracking engine on a long run of word characters holding a "y";
 # RE2 runs it in time linear in the value.

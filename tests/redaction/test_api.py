@@ -6,7 +6,7 @@ import pytest
 
 from apps.error_patterns.models import Attempt, ErrorPattern
 from apps.layers.services import layer_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 TOKEN = "ghp_k3Jd8sLq0ZxV5nB2mC7rT1yW9eA4uH6gF0pQ"
 PASSWORD = "Tr0ub4dor&3x"

@@ -24,7 +24,7 @@ from apps.redaction.api import MAX_REDACT_CHARS
 from apps.redaction.redactor import FINDERS, MAX_TEXT, TOKENS, redact
 from apps.redaction.services import text_redact
 from apps.redaction.tokens import token_matches
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 # The units that were quadratic (or slow) before, each with the literals its finder checks for.
 WORST = [

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import free_port, http_json, manage, served
-from tests.waiting import wait_until
+from tests.support.processes import free_port, http_json, manage, served
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 

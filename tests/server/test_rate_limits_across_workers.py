@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.conftest import make_tenant
-from tests.processes import database_url, free_port, http_json, served
+from tests.support.processes import database_url, free_port, http_json, served
+from tests.support.tenants import make_tenant
 
 pytestmark = pytest.mark.server
 

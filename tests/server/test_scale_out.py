@@ -22,8 +22,8 @@ from django.conf import settings
 from django.db import connection
 
 from apps.layers.models import Item
-from tests.conftest import make_tenant
-from tests.processes import database_url, free_port, http_json, private_redis, served
+from tests.support.processes import database_url, free_port, http_json, private_redis, served
+from tests.support.tenants import make_tenant
 
 pytestmark = pytest.mark.server
 

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
@@ -16,8 +15,9 @@ import pytest
 import websockets
 from django.conf import settings
 
-from tests.conftest import make_tenant
-from tests.processes import database_url, free_port, wait_for_port
+from tests.support.processes import database_url, free_port, wait_for_port
+from tests.support.tenants import make_tenant
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 
@@ -58,10 +58,8 @@ def test_sigterm_stops_the_workers_and_then_the_embedded_database(tmp_path: Path
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(60)
-    deadline = time.monotonic() + 30
-    while _postmasters(var_dir / "pgdata") and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not _postmasters(var_dir / "pgdata"), (tmp_path / "serve.log").read_text()[-2000:]
+    gone = wait_until(lambda: not _postmasters(var_dir / "pgdata"), interval=0.5, what="the postmaster stopped")
+    assert gone, (tmp_path / "serve.log").read_text()[-2000:]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,90 +1,22 @@
-"""A real daphne streams context: Server-Sent Events over HTTP, and the WebSocket over a raw socket.
-
-The WebSocket client is a minimal RFC 6455 one written here (handshake, masked text frames out,
-unmasked frames in), so the test needs no client library beyond the standard library.
-"""
+"""A real daphne streams context: Server-Sent Events over HTTP, and the WebSocket over a raw socket
+(tests/support/daphne.py's `RawWebSocket`)."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-import os
-import socket
-import struct
 import urllib.parse
 import urllib.request
 from typing import Any
 
 import pytest
 
-from tests.assembly.test_stream_sse import assert_same_chunks
-from tests.conftest import Tenant
-from tests.server.test_daphne import daphne, http, loaded_tenant  # noqa: F401  (fixtures)
+from tests.assembly.streams import assert_same_chunks
+from tests.support.daphne import RawWebSocket, http
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.server
 
 QUESTION = "How long are database backups kept?"
-WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
-
-class RawWebSocket:
-    """Just enough of a WebSocket client for a test: text frames, no extensions."""
-
-    def __init__(self, base: str, path: str, secret: str | None) -> None:
-        address = urllib.parse.urlsplit(base)
-        self.sock = socket.create_connection((address.hostname, address.port), timeout=60)
-        self.stream = self.sock.makefile("rb")
-        key = base64.b64encode(os.urandom(16)).decode()
-        headers = [
-            f"GET {path} HTTP/1.1",
-            f"Host: {address.netloc}",
-            "Upgrade: websocket",
-            "Connection: Upgrade",
-            f"Sec-WebSocket-Key: {key}",
-            "Sec-WebSocket-Version: 13",
-        ] + ([f"Authorization: Bearer {secret}"] if secret else [])
-        self.sock.sendall(("\r\n".join(headers) + "\r\n\r\n").encode())
-        lines = []
-        while (line := self.stream.readline().decode().strip()) != "":
-            lines.append(line)
-        self.status = int(lines[0].split()[1])
-        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
-        assert self.status != 101 or f"sec-websocket-accept: {accept.lower()}" in [x.lower() for x in lines]
-
-    def send_json(self, message: object) -> None:
-        payload = json.dumps(message).encode()
-        size = len(payload)
-        if size < 126:
-            header = bytes([0x81, 0x80 | size])
-        elif size < 1 << 16:
-            header = bytes([0x81, 0x80 | 126]) + struct.pack("!H", size)
-        else:
-            header = bytes([0x81, 0x80 | 127]) + struct.pack("!Q", size)
-        mask = os.urandom(4)
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def receive_json(self) -> Any:
-        """The next text message (frames joined until FIN); a close frame raises ConnectionError."""
-        data = b""
-        while True:
-            first, second = self.stream.read(2)
-            size = second & 0x7F
-            if size == 126:
-                size = struct.unpack("!H", self.stream.read(2))[0]
-            elif size == 127:
-                size = struct.unpack("!Q", self.stream.read(8))[0]
-            payload = self.stream.read(size)
-            if first & 0x0F == 0x8:
-                raise ConnectionError(f"closed: {struct.unpack('!H', payload[:2])[0] if payload else None}")
-            data += payload
-            if first & 0x80:
-                return json.loads(data)
-
-    def close(self) -> None:
-        self.sock.sendall(bytes([0x88, 0x82]) + b"\0\0\0\0" + struct.pack("!H", 1000))
-        self.stream.close()
-        self.sock.close()
 
 
 def sse_get(url: str, key: str) -> tuple[dict[str, str], list[tuple[str, dict[str, Any]]]]:
@@ -103,7 +35,7 @@ def sse_get(url: str, key: str) -> tuple[dict[str, str], list[tuple[str, dict[st
     return headers, events
 
 
-def test_it_streams_server_sent_events_over_real_http(daphne: str, loaded_tenant: Tenant) -> None:  # noqa: F811
+def test_it_streams_server_sent_events_over_real_http(daphne: str, loaded_tenant: Tenant) -> None:
     body = {"layer": loaded_tenant.root.pk, "query": QUESTION, "token_budget": 60, "format": "json"}
     status, text = http("POST", f"{daphne}/api/v1/context/", body, key=loaded_tenant.secret)
     assert status == 200, text
@@ -120,7 +52,7 @@ def test_it_streams_server_sent_events_over_real_http(daphne: str, loaded_tenant
     assert complete["truncated_count"] == expected["truncated_count"] and complete["elapsed_ms"] >= 0
 
 
-def test_it_streams_over_a_real_websocket_query_after_query(daphne: str, loaded_tenant: Tenant) -> None:  # noqa: F811
+def test_it_streams_over_a_real_websocket_query_after_query(daphne: str, loaded_tenant: Tenant) -> None:
     in_url = RawWebSocket(daphne, f"/ws/v1/context/?api_key={loaded_tenant.secret}", None)
     assert in_url.status == 403  # a key in the URL: the consumer closes before accepting, daphne refuses
     in_url.sock.close()

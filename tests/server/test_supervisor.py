@@ -20,8 +20,8 @@ from django.db import connection
 
 from contextarch import supervise
 from contextarch.serve import worker_count
-from tests.processes import children, database_url, free_port, http_json, manage, server_process
-from tests.waiting import wait_until
+from tests.support.processes import children, database_url, free_port, http_json, manage, server_process
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 

@@ -28,10 +28,10 @@ from mcp.client.streamable_http import streamable_http_client
 from apps.core import background
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.proxy.services import upstream_set
-from tests.conftest import Tenant, make_tenant
-from tests.live import uvicorn_server
-from tests.otlp_receiver import Caller, OtlpReceiver, ReceivedSpan, a_caller, children, named, otlp_receiver
-from tests.proxy.fake_upstream import fake_upstream
+from tests.support.fake_provider import fake_provider
+from tests.support.live import uvicorn_server
+from tests.support.otlp_receiver import Caller, OtlpReceiver, ReceivedSpan, a_caller, children, named, otlp_receiver
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.server
 SERVICE = "ca-live"
@@ -208,7 +208,7 @@ def test_an_mcp_history_search_is_a_search_memory_span_under_the_tool_call(live:
 
 def test_a_proxied_model_call_is_a_client_span_under_the_request_beside_its_assembly(live: Live) -> None:
     key = "sk-upstream-Secret-0123456789abcdef"
-    with fake_upstream("openai") as upstream:
+    with fake_provider("openai") as upstream:
         upstream_set(workspace=live.tenant.workspace, kind="openai", base_url=upstream.url, key=key)
         whole, streamed = a_caller(), a_caller()
         injected: dict[bool, int] = {}
@@ -245,7 +245,7 @@ def test_a_proxied_model_call_is_a_client_span_under_the_request_beside_its_asse
 
 def test_a_proxied_stream_the_client_leaves_ends_its_span_as_client_gone(live: Live) -> None:
     caller = a_caller()
-    with fake_upstream("openai") as upstream:
+    with fake_provider("openai") as upstream:
         upstream.gap = 1.0  # three pieces a second apart: the client leaves after the first
         upstream_set(workspace=live.tenant.workspace, kind="openai", base_url=upstream.url, key="sk-up-0123456789")
         body = {"model": "gpt-4o", "messages": [{"role": "user", "content": QUESTION}], "stream": True}

@@ -1,12 +1,16 @@
-"""Building blocks for the summary tests: a small hierarchy with realistic items."""
+"""Building blocks for the summary tests: a small hierarchy with realistic items, and the LLM stand-in."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
+from tests.support.fake_provider import FakeProvider, fake_provider
+from tests.support.tenants import Tenant
 
 TEAM_FACTS = [
     "The payments team owns the charge service and its retry worker.",
@@ -42,3 +46,21 @@ def tree(tenant: Tenant) -> Tree:
 
 def facts(layer: Layer, texts: list[str], **extra: object) -> None:
     items_create(layer=layer, items=[ItemInput(kind="memory", type="fact", content=t, **extra) for t in texts])  # type: ignore[arg-type]
+
+
+REPLY = {
+    "sentence": "The payments team fixed the retry storm by honouring Retry-After.",
+    "paragraph": "The payments team owns the charge service. On 4 March its retry worker ignored Retry-After "
+    "and overloaded Stripe; the fix honours Retry-After and keeps three retries.",
+    "detailed": "The payments team owns the charge service and its retry worker. Charges are retried three times "
+    "with exponential backoff. On 4 March the worker ignored Retry-After and overloaded Stripe. The fix honours "
+    "Retry-After, keeps the cap of three retries and ships behind a flag.",
+}
+
+
+@contextmanager
+def summary_llm(**scripted: Any) -> Iterator[FakeProvider]:
+    """The OpenAI-compatible stand-in as the summaries' LLM sees it: it answers the three depths of
+    `REPLY` as JSON and counts 1,200 prompt and 300 completion tokens per call."""
+    with fake_provider(**{"reply": dict(REPLY), "prompt_tokens": 1200, "completion_tokens": 300, **scripted}) as llm:
+        yield llm

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from apps.summaries.models import LayerConfig
-from tests.conftest import Tenant
 from tests.summaries.helpers import TEAM_FACTS, facts, tree
+from tests.support.tenants import Tenant
 
 
 def test_summarize_then_read_the_three_depths(tenant: Tenant) -> None:

@@ -13,9 +13,9 @@ from apps.metrics.registry import CACHE_HITS, CACHE_MISSES
 from apps.summaries import caching
 from apps.summaries.selectors import layer_summaries_get
 from apps.summaries.services import layer_summarize
-from tests.conftest import Tenant
-from tests.processes import free_port
 from tests.summaries.helpers import TEAM_FACTS, facts, tree
+from tests.support.processes import free_port
+from tests.support.tenants import Tenant
 
 REDIS_URL = "redis://127.0.0.1:6379/11"
 

@@ -6,8 +6,8 @@ import pytest
 
 from apps.layers.services import layer_create
 from apps.summaries.models import Summary
-from tests.conftest import make_tenant
-from tests.processes import CeleryBroker
+from tests.support.processes import CeleryBroker
+from tests.support.tenants import make_tenant
 
 BROKER = "redis://127.0.0.1:6379/12"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.conftest import Tenant
 from tests.summaries.helpers import COMPANY_FACTS, TEAM_FACTS, facts, tree
+from tests.support.tenants import Tenant
 
 
 def test_generated_summaries_reach_the_assembled_context(tenant: Tenant) -> None:

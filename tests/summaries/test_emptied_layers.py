@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from apps.summaries.models import Summary
-from tests.conftest import Tenant
 from tests.summaries.helpers import TEAM_FACTS
-from tests.waiting import wait_until
+from tests.support.tenants import Tenant
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the roll-up runs after commit, in the background
 

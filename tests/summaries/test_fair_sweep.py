@@ -6,7 +6,7 @@ from __future__ import annotations
 from apps.layers.models import Layer
 from apps.layers.services import layer_create
 from apps.summaries.services import summarize_due_layers
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def _teams(tenant: Tenant, count: int) -> list[Layer]:

@@ -13,8 +13,8 @@ from apps.layers.services import ItemInput, items_create
 from apps.metrics.registry import SUMMARY_GENERATIONS, SUMMARY_SKIPS
 from apps.summaries.models import DEPTH_TOKEN_LIMITS, LayerConfig, Summary
 from apps.summaries.services import layer_summarize, layer_summarize_if_due, summarize_due_layers
-from tests.conftest import Tenant, make_tenant
 from tests.summaries.helpers import COMPANY_FACTS, TEAM_FACTS, facts, tree
+from tests.support.tenants import Tenant, make_tenant
 
 LONG = [
     f"{fact} Note {i}: it was reviewed by the {name} group."

@@ -17,14 +17,14 @@ from apps.summaries.models import DEPTH_TOKEN_LIMITS, ProviderHealth, Summary, S
 from apps.summaries.providers import _parse, llm_worst_case
 from apps.summaries.services import layer_summarize
 from apps.summaries.sources import source_of
-from tests.conftest import Tenant
-from tests.summaries.helpers import TEAM_FACTS, Tree, facts, tree
-from tests.summaries.llm_server import FakeLlm, fake_llm
+from tests.summaries.helpers import TEAM_FACTS, Tree, facts, summary_llm, tree
+from tests.support.fake_provider import FakeProvider
+from tests.support.tenants import Tenant
 
 
 @pytest.fixture
-def llm() -> Iterator[FakeLlm]:
-    with fake_llm() as server, override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url):
+def llm() -> Iterator[FakeProvider]:
+    with summary_llm() as server, override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.url):
         yield server
 
 
@@ -46,7 +46,7 @@ def _generic(layer_id: int) -> dict[str, Summary]:
     return {s.depth: s for s in Summary.objects.filter(layer_id=layer_id, personalized_for__isnull=True)}
 
 
-def test_it_summarizes_all_depths_in_one_call_and_records_the_usage(llm: FakeLlm, team: Tree) -> None:
+def test_it_summarizes_all_depths_in_one_call_and_records_the_usage(llm: FakeProvider, team: Tree) -> None:
     result = layer_summarize(layer=team.team)
     assert result.status == "generated" and result.provider == "llm:gpt-4o-mini"
     assert len(llm.requests) == 1  # three depths, one batched call
@@ -59,7 +59,7 @@ def test_it_summarizes_all_depths_in_one_call_and_records_the_usage(llm: FakeLlm
     assert usage.usd == pytest.approx((1200 * 0.00015 + 300 * 0.0006) / 1000)
 
 
-def test_a_reply_longer_than_a_depth_is_cut_to_its_exact_limit(llm: FakeLlm, team: Tree) -> None:
+def test_a_reply_longer_than_a_depth_is_cut_to_its_exact_limit(llm: FakeProvider, team: Tree) -> None:
     llm.reply["sentence"] = "The retry storm was fixed. " * 30
     layer_summarize(layer=team.team)
     text = _generic(team.team.pk)["sentence"].text
@@ -67,9 +67,9 @@ def test_a_reply_longer_than_a_depth_is_cut_to_its_exact_limit(llm: FakeLlm, tea
 
 
 def test_it_retries_after_1_2_and_4_seconds_logging_and_counting_each(
-    llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture
+    llm: FakeProvider, team: Tree, caplog: pytest.LogCaptureFixture
 ) -> None:
-    llm.fail_next = 3
+    llm.fail_next(3)
     sleeps = Sleeps()
     before = LLM_RETRIES._value.get()
     with caplog.at_level(logging.WARNING, logger="apps.summaries.llm"):
@@ -80,10 +80,10 @@ def test_it_retries_after_1_2_and_4_seconds_logging_and_counting_each(
     assert [r.message.count("retrying in") for r in caplog.records] == [1, 1, 1]
 
 
-def test_after_the_last_retry_the_stored_summary_is_served_marked_stale(llm: FakeLlm, team: Tree) -> None:
+def test_after_the_last_retry_the_stored_summary_is_served_marked_stale(llm: FakeProvider, team: Tree) -> None:
     layer_summarize(layer=team.team)
     facts(team.team, ["The retry worker now uses a token bucket per processor."])
-    llm.fail_next = 4
+    llm.fail_next(4)
     result = layer_summarize(layer=team.team, sleep=Sleeps(), trigger="changes")
     assert result.status == "degraded" and len(llm.requests) == 1 + 4
     assert any("stale" in w for w in result.warnings)
@@ -92,8 +92,8 @@ def test_after_the_last_retry_the_stored_summary_is_served_marked_stale(llm: Fak
     assert rows["sentence"].text == llm.reply["sentence"]  # the old text, still usable
 
 
-def test_the_api_reports_stale_and_truncated_summaries(llm: FakeLlm, tenant: Tenant, team: Tree) -> None:
-    llm.fail_next = 4
+def test_the_api_reports_stale_and_truncated_summaries(llm: FakeProvider, tenant: Tenant, team: Tree) -> None:
+    llm.fail_next(4)
     response = tenant.client.post(f"/api/v1/layers/{team.team.pk}/summarize/", format="json")
     assert response.status_code == 200
     body = response.json()
@@ -104,9 +104,9 @@ def test_the_api_reports_stale_and_truncated_summaries(llm: FakeLlm, tenant: Ten
 
 
 def test_with_nothing_stored_it_truncates_raw_content_at_a_sentence_and_warns(
-    llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture
+    llm: FakeProvider, team: Tree, caplog: pytest.LogCaptureFixture
 ) -> None:
-    llm.fail_next = 4
+    llm.fail_next(4)
     with caplog.at_level(logging.WARNING):
         result = layer_summarize(layer=team.team, sleep=Sleeps())
     assert result.status == "degraded"
@@ -119,8 +119,8 @@ def test_with_nothing_stored_it_truncates_raw_content_at_a_sentence_and_warns(
     assert sentence.startswith(TEAM_FACTS[0]) and " ".join(TEAM_FACTS).startswith(sentence)  # leading whole sentences
 
 
-def test_repeated_failures_raise_an_alert(llm: FakeLlm, team: Tree, caplog: pytest.LogCaptureFixture) -> None:
-    llm.fail_next = 1000
+def test_repeated_failures_raise_an_alert(llm: FakeProvider, team: Tree, caplog: pytest.LogCaptureFixture) -> None:
+    llm.fail_next(1000)
     alerts = LLM_FAILURE_ALERTS._value.get()
     with caplog.at_level(logging.ERROR, logger="apps.summaries.health"):
         for _ in range(2):
@@ -130,12 +130,12 @@ def test_repeated_failures_raise_an_alert(llm: FakeLlm, team: Tree, caplog: pyte
     assert LLM_FAILURE_ALERTS._value.get() == alerts + 1
     assert caplog.records[0].levelname == "ERROR" and "3 times in a row" in caplog.records[0].message
     assert ProviderHealth.objects.get(workspace=team.team.workspace).consecutive_failures == 3
-    llm.fail_next = 0
+    llm.fail_next(0)
     layer_summarize(layer=team.team, force=True)
     assert ProviderHealth.objects.get(workspace=team.team.workspace).consecutive_failures == 0
 
 
-def test_past_the_daily_budget_the_extractive_provider_takes_over(llm: FakeLlm, team: Tree) -> None:
+def test_past_the_daily_budget_the_extractive_provider_takes_over(llm: FakeProvider, team: Tree) -> None:
     worst = sum(llm_worst_case(source_of(layer=team.team), None))
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=worst + 1000):
         assert layer_summarize(layer=team.team).provider.startswith("llm:")  # its worst case fits; it uses 1.5k
@@ -146,8 +146,8 @@ def test_past_the_daily_budget_the_extractive_provider_takes_over(llm: FakeLlm, 
         assert layer_summarize(layer=team.team, force=True).provider == "extractive"
 
 
-def test_the_real_backoff_waits_1_2_and_4_seconds(llm: FakeLlm, team: Tree) -> None:
-    llm.fail_next = 3
+def test_the_real_backoff_waits_1_2_and_4_seconds(llm: FakeProvider, team: Tree) -> None:
+    llm.fail_next(3)
     started = time.monotonic()
     assert layer_summarize(layer=team.team).status == "generated"
     gaps = [b - a for a, b in zip(llm.times, llm.times[1:], strict=False)]
@@ -157,7 +157,7 @@ def test_the_real_backoff_waits_1_2_and_4_seconds(llm: FakeLlm, team: Tree) -> N
 
 
 def test_a_personalized_set_is_one_more_call_whose_prompt_carries_the_readers_concerns(
-    llm: FakeLlm, tenant: Tenant, team: Tree
+    llm: FakeProvider, tenant: Tenant, team: Tree
 ) -> None:
     from django.contrib.auth import get_user_model
 
@@ -180,14 +180,14 @@ def test_a_personalized_set_is_one_more_call_whose_prompt_carries_the_readers_co
     assert SummaryUsage.objects.get(workspace=tenant.workspace).calls == 2
 
 
-def test_a_context_that_serves_a_stale_summary_says_so(llm: FakeLlm, tenant: Tenant, team: Tree) -> None:
+def test_a_context_that_serves_a_stale_summary_says_so(llm: FakeProvider, tenant: Tenant, team: Tree) -> None:
     layer_summarize(layer=team.team)
     fresh = tenant.client.post(
         "/api/v1/context/", {"layer": team.team.pk, "query": "retries", "token_budget": 2000}, format="json"
     ).json()
     assert any(c["source"] == "summary" for c in fresh["chunks"]) and not any("stale" in w for w in fresh["warnings"])
     facts(team.team, ["The retry worker now uses a token bucket per processor."])
-    llm.fail_next = 4
+    llm.fail_next(4)
     layer_summarize(layer=team.team, sleep=Sleeps(), trigger="changes")
     body = tenant.client.post(
         "/api/v1/context/", {"layer": team.team.pk, "query": "retry worker", "token_budget": 2000}, format="json"
@@ -197,11 +197,11 @@ def test_a_context_that_serves_a_stale_summary_says_so(llm: FakeLlm, tenant: Ten
 
 
 @pytest.mark.django_db(transaction=True)
-def test_no_transaction_stays_open_while_the_llm_answers(llm: FakeLlm, team: Tree) -> None:
+def test_no_transaction_stays_open_while_the_llm_answers(llm: FakeProvider, team: Tree) -> None:
     import psycopg
     from django.db import connection
 
-    from tests.processes import database_url
+    from tests.support.processes import database_url
 
     seen: list[tuple[int, int]] = []
 
@@ -226,7 +226,7 @@ def test_no_transaction_stays_open_while_the_llm_answers(llm: FakeLlm, team: Tre
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_second_run_of_a_layer_waits_for_the_first_past_the_lock_timeout(llm: FakeLlm, team: Tree) -> None:
+def test_a_second_run_of_a_layer_waits_for_the_first_past_the_lock_timeout(llm: FakeProvider, team: Tree) -> None:
     import threading
 
     from django.db import connection
@@ -242,15 +242,16 @@ def test_a_second_run_of_a_layer_waits_for_the_first_past_the_lock_timeout(llm: 
         connection.close()
 
     runs = [threading.Thread(target=run) for _ in range(2)]
-    for thread in runs:
-        thread.start()
-        time.sleep(0.2)
+    llm.started.clear()
+    runs[0].start()
+    assert llm.started.wait(30)  # the first run holds the run lock and waits for the LLM
+    runs[1].start()
     for thread in runs:
         thread.join(30)
     assert results == ["generated", "generated"]  # the second waited past the lock timeout, then ran
 
 
-def test_one_call_never_takes_the_daily_budget_past_its_limit(llm: FakeLlm, team: Tree) -> None:
+def test_one_call_never_takes_the_daily_budget_past_its_limit(llm: FakeProvider, team: Tree) -> None:
     # The endpoint counts 1,200 prompt tokens where tiktoken counts ~300: an estimate before the call
     # (300 + 850 output <= 1,250) let this call spend 1,500 of a 1,250 budget (20% over).
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=1250):
@@ -263,7 +264,7 @@ def test_one_call_never_takes_the_daily_budget_past_its_limit(llm: FakeLlm, team
 
 @pytest.mark.django_db(transaction=True)
 def test_a_call_holds_its_worst_case_while_it_runs_then_settles_to_its_usage(
-    llm: FakeLlm, team: Tree, wait_background
+    llm: FakeProvider, team: Tree, wait_background
 ) -> None:  # type: ignore[no-untyped-def]
     from django.db import connection
 
@@ -291,13 +292,13 @@ def test_a_call_holds_its_worst_case_while_it_runs_then_settles_to_its_usage(
 
 @pytest.mark.django_db(transaction=True)
 def test_summarize_answers_at_once_while_the_llm_is_down_and_retries_in_the_background(
-    llm: FakeLlm, tenant: Tenant, wait_background
+    llm: FakeProvider, tenant: Tenant, wait_background
 ) -> None:  # type: ignore[no-untyped-def]
     team = tree(tenant)
     facts(team.team, TEAM_FACTS)
     wait_background()  # the change trigger's own run, after the facts' commit
-    llm.requests.clear()
-    llm.fail_next = 1000
+    llm.received.clear()
+    llm.fail_next(1000)
     url = f"/api/v1/layers/{team.team.pk}/summarize/"
     started = time.monotonic()
     first = tenant.client.post(url, format="json")
@@ -313,7 +314,7 @@ def test_summarize_answers_at_once_while_the_llm_is_down_and_retries_in_the_back
     shown = tenant.client.get(f"/api/v1/layers/{team.team.pk}/summaries/").json()
     assert shown["job"]["state"] == "failed" and shown["job"]["runs"] == 1
 
-    llm.fail_next = 0  # back, but a failure is recent: the request calls nothing and answers 202 at once
+    llm.fail_next(0)  # back, but a failure is recent: the request calls nothing and answers 202 at once
     started = time.monotonic()
     second = tenant.client.post(url, format="json")
     assert time.monotonic() - started < 4.0 and second.status_code == 202 and len(llm.requests) == 5

@@ -6,8 +6,8 @@ from django.test import Client
 
 from apps.summaries.selectors import layer_summaries_get
 from apps.summaries.services import layer_summarize
-from tests.conftest import Tenant
 from tests.summaries.helpers import TEAM_FACTS, facts, tree
+from tests.support.tenants import Tenant
 
 
 def test_the_summary_metrics_are_exposed(client: Client, tenant: Tenant) -> None:

@@ -8,8 +8,8 @@ from apps.layers.services import ItemInput, items_create
 from apps.summaries.models import LayerConfig, Summary
 from apps.summaries.services import layer_summarize
 from apps.workspaces.models import Membership
-from tests.conftest import Tenant
 from tests.summaries.helpers import COMPANY_FACTS, TEAM_FACTS, Tree, facts, tree
+from tests.support.tenants import Tenant
 
 CONCERN = "I worry that card numbers might leak into the logs of the tokenizer service."
 

@@ -11,9 +11,9 @@ from django.test import override_settings
 from apps.summaries.models import SummaryRunCount
 from apps.summaries.run_counts import run_count_add
 from apps.summaries.services import layer_summarize
-from tests.conftest import Tenant
-from tests.summaries.helpers import TEAM_FACTS, Tree, facts, tree
-from tests.summaries.llm_server import FakeLlm, fake_llm
+from tests.summaries.helpers import TEAM_FACTS, Tree, facts, summary_llm, tree
+from tests.support.fake_provider import FakeProvider
+from tests.support.tenants import Tenant
 
 # Runs are dated in the past, so that runs the change trigger starts in the background count elsewhere.
 T0 = datetime(2024, 5, 6, 7, 8, 30, tzinfo=UTC)
@@ -27,8 +27,8 @@ def counted(tenant: Tenant, at: datetime) -> dict[str, int]:
 
 
 @pytest.fixture
-def llm() -> Iterator[FakeLlm]:
-    with fake_llm() as server, override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url):
+def llm() -> Iterator[FakeProvider]:
+    with summary_llm() as server, override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.url):
         yield server
 
 
@@ -50,11 +50,11 @@ def test_it_counts_generated_skipped_and_empty_runs_in_their_minute(tenant: Tena
 
 
 def test_a_run_whose_llm_fails_counts_as_failed_with_the_summaries_it_left_stale(
-    llm: FakeLlm, tenant: Tenant, team: Tree
+    llm: FakeProvider, tenant: Tenant, team: Tree
 ) -> None:
     layer_summarize(layer=team.team, now=T0)
     facts(team.team, ["The retry worker now uses a token bucket per processor."])
-    llm.fail_next = 4
+    llm.fail_next(4)
     result = layer_summarize(layer=team.team, now=T0 + timedelta(seconds=5), sleep=lambda _: None, trigger="changes")
     assert result.status == "degraded"
     assert counted(tenant, T0) == {"generated": 1, "skipped": 0, "empty": 0, "failed": 1, "marked_stale": 3}

@@ -10,7 +10,7 @@ from django.core.management import call_command
 def test_summarize_layers_runs_the_sweep_and_can_force(db: None) -> None:
     from apps.layers.services import ItemInput, items_create
     from apps.summaries.models import Summary
-    from tests.conftest import make_tenant
+    from tests.support.tenants import make_tenant
 
     tenant = make_tenant("sweep")
     items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content="Backups are kept 35 days.")])

@@ -14,21 +14,22 @@ from apps.layers.models import Item, Layer, SupersessionProposal
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.metrics.registry import REGISTRY
 from apps.summaries.models import SummaryUsage
-from tests.conftest import Tenant
-from tests.summaries.llm_server import FakeLlm, fake_llm
+from tests.summaries.helpers import summary_llm
+from tests.support.fake_provider import FakeProvider
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def server() -> Iterator[FakeLlm]:
-    with fake_llm() as running:
+def server() -> Iterator[FakeProvider]:
+    with summary_llm() as running:
         yield running
 
 
 @pytest.fixture
-def llm(server: FakeLlm) -> Iterator[FakeLlm]:
-    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.base_url):
+def llm(server: FakeProvider) -> Iterator[FakeProvider]:
+    with override_settings(SUMMARY_PROVIDER="llm", SUMMARY_LLM_BASE_URL=server.url):
         yield server
 
 
@@ -53,7 +54,7 @@ def fallbacks(reason: str) -> float:
     return found or 0.0
 
 
-def test_the_llm_decides_and_its_reason_is_kept(llm: FakeLlm, people: Layer) -> None:
+def test_the_llm_decides_and_its_reason_is_kept(llm: FakeProvider, people: Layer) -> None:
     old = fact(people, "Alice lives in Paris.")
     assert llm.requests == []  # nothing older to ask about
     llm.reply = {"supersedes": [{"id": old.pk, "reason": "Alice moved away from Paris."}]}  # type: ignore[dict-item]
@@ -70,23 +71,23 @@ def test_the_llm_decides_and_its_reason_is_kept(llm: FakeLlm, people: Layer) -> 
     assert (usage.calls, usage.prompt_tokens, usage.completion_tokens, usage.reserved_tokens) == (1, 1200, 300, 0)
 
 
-def test_when_the_llm_sees_no_replacement_nothing_is_proposed(llm: FakeLlm, people: Layer) -> None:
+def test_when_the_llm_sees_no_replacement_nothing_is_proposed(llm: FakeProvider, people: Layer) -> None:
     fact(people, "Alice lives in Paris.")
     llm.reply = {"supersedes": []}  # type: ignore[dict-item]
     new = fact(people, "Alice moved to Berlin.")  # the rules would have proposed it
     assert len(llm.requests) == 1 and proposals(new) == []
 
 
-def test_an_id_the_llm_was_not_asked_about_is_ignored(llm: FakeLlm, people: Layer) -> None:
+def test_an_id_the_llm_was_not_asked_about_is_ignored(llm: FakeProvider, people: Layer) -> None:
     old = fact(people, "Alice lives in Paris.")
     llm.reply = {"supersedes": [{"id": 999_999, "reason": "?"}, {"id": old.pk, "reason": "moved"}]}  # type: ignore[dict-item]
     new = fact(people, "Alice moved to Berlin.")
     assert [(p.old_id, p.detector) for p in proposals(new)] == [(old.pk, "llm")]
 
 
-def test_when_the_llm_fails_the_rules_decide_and_say_why_with_one_attempt(llm: FakeLlm, people: Layer) -> None:
+def test_when_the_llm_fails_the_rules_decide_and_say_why_with_one_attempt(llm: FakeProvider, people: Layer) -> None:
     old = fact(people, "Alice lives in Paris.")
-    llm.fail_next = 5
+    llm.fail_next(5)
     before = fallbacks("failed")
     new = fact(people, "Alice moved to Berlin.")
     (proposal,) = proposals(new)
@@ -97,7 +98,7 @@ def test_when_the_llm_fails_the_rules_decide_and_say_why_with_one_attempt(llm: F
     assert SummaryUsage.objects.get(workspace_id=people.workspace_id).reserved_tokens == 0
 
 
-def test_an_unreadable_reply_falls_back_to_the_rules(llm: FakeLlm, people: Layer) -> None:
+def test_an_unreadable_reply_falls_back_to_the_rules(llm: FakeProvider, people: Layer) -> None:
     fact(people, "Alice lives in Paris.")
     llm.reply = {"answer": "yes, it does"}
     new = fact(people, "Alice moved to Berlin.")
@@ -106,7 +107,7 @@ def test_an_unreadable_reply_falls_back_to_the_rules(llm: FakeLlm, people: Layer
     assert "rule-based because the LLM failed (ValueError: the reply lacks" in proposal.reason
 
 
-def test_a_spent_budget_asks_nothing_and_the_rules_decide(llm: FakeLlm, people: Layer) -> None:
+def test_a_spent_budget_asks_nothing_and_the_rules_decide(llm: FakeProvider, people: Layer) -> None:
     fact(people, "Alice lives in Paris.")
     before = fallbacks("budget")
     with override_settings(SUMMARY_DAILY_TOKEN_BUDGET=50):
@@ -117,10 +118,10 @@ def test_a_spent_budget_asks_nothing_and_the_rules_decide(llm: FakeLlm, people: 
     assert llm.requests == []
 
 
-def test_once_the_llm_fails_the_rest_of_the_batch_is_left_to_the_rules(llm: FakeLlm, people: Layer) -> None:
+def test_once_the_llm_fails_the_rest_of_the_batch_is_left_to_the_rules(llm: FakeProvider, people: Layer) -> None:
     fact(people, "Alice lives in Paris.")
     fact(people, "Deploys run on Fridays.")
-    llm.fail_next = 5
+    llm.fail_next(5)
     items_create(
         layer=people,
         items=[
@@ -134,8 +135,8 @@ def test_once_the_llm_fails_the_rest_of_the_batch_is_left_to_the_rules(llm: Fake
     assert made.exists() and {p.detector for p in made} == {"rules"}
 
 
-def test_without_an_llm_the_rules_decide_and_nothing_is_asked(server: FakeLlm, people: Layer) -> None:
-    with override_settings(SUMMARY_LLM_BASE_URL=server.base_url):  # an address, but the provider is extractive
+def test_without_an_llm_the_rules_decide_and_nothing_is_asked(server: FakeProvider, people: Layer) -> None:
+    with override_settings(SUMMARY_LLM_BASE_URL=server.url):  # an address, but the provider is extractive
         old = fact(people, "Alice lives in Paris.")
         new = fact(people, "Alice moved to Berlin.")
     (proposal,) = proposals(new)

@@ -10,7 +10,7 @@ from apps.core.tokenizer import count_tokens, model_spec
 from apps.core.tokenizer.chat import count_chat
 from apps.core.tokenizer.estimates import MIN_CALLS, STARTING
 from apps.tokens.services import token_observation_record, tokens_count
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -1,41 +1,14 @@
-"""The `browser` fixture for page tests and `people` with each role; the helpers (login, axe, 390 px) are in
-tests/web/harness.py."""
+"""`people` with each role for the page tests; the helpers (login, axe, 390 px) are in tests/web/harness.py and
+the `browser` fixture in tests/support/browser.py."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass
-
 import pytest
-from playwright.sync_api import Browser, sync_playwright
 
 from apps.workspaces.models import Role
-from tests.conftest import Tenant
-from tests.web.harness import CHROMIUM, CHROMIUM_ARGS, PASSWORD, PageUser, page_user_create
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    """Headless Debian chromium; one per test (request it after the fixtures that write rows)."""
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian chromium is required: apt-get install -y chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@dataclass(frozen=True)
-class People:
-    """Members of `tenant` (acme) with each role, a superuser member of none, and a staff developer of globex."""
-
-    viewer: PageUser
-    operator: PageUser
-    developer: PageUser
-    admin: PageUser
-    superuser: PageUser
-    outsider: PageUser
+from tests.support.tenants import Tenant
+from tests.web.harness import PASSWORD, PageUser, page_user_create
+from tests.web.people import People
 
 
 @pytest.fixture

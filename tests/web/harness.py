@@ -1,6 +1,6 @@
 """The browser-test harness for the pages: Debian chromium through Playwright, a login, axe-core, 390 px.
 
-The `browser` fixture lives in tests/web/conftest.py; the helpers here are imported. Use them like
+The `browser` fixture lives in tests/support/browser.py; the helpers here are imported. Use them like
 this (data first, then the browser: rows written after Playwright has started its event loop would
 go through a second database connection that nothing closes at teardown):
 
@@ -18,11 +18,14 @@ go through a second database connection that nothing closes at teardown):
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractUser
+from django.db import connections
 from playwright.sync_api import Browser, Page, expect
 
 from apps.workspaces.models import Membership, Role, Workspace
@@ -30,16 +33,6 @@ from apps.workspaces.models import Membership, Role, Workspace
 # Playwright's sync API drives its own event loop; Django must not mistake it for async code.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 AXE_SOURCE = Path(__file__).with_name("vendor") / "axe.min.js"
 PASSWORD = "correct horse battery staple"
 DESKTOP = {"width": 1440, "height": 900}
@@ -163,3 +156,13 @@ def check_page(page: Page) -> None:
     assert fits, f"{page.url} scrolls sideways at 390 px: {wide_elements(page)}"
     found = axe_violations(page)
     assert not found, f"axe at 390 px on {page.url}: {found}"
+
+
+@contextmanager
+def reading_back() -> Iterator[None]:
+    """Reads of the rows once the browser runs go through a connection of their own: closed here,
+    so the test database can be dropped at the end (see this module's docstring)."""
+    try:
+        yield
+    finally:
+        connections.close_all()

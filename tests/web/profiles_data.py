@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 QUERY = "when does the billing cron job run?"
 BUDGET = 62  # two of the four chunks (their markdown header carries the day and confidence)

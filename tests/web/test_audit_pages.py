@@ -13,9 +13,9 @@ from django.utils import timezone
 from apps.web.selectors.audit import PAGE_SIZE
 from apps.workspaces.audit import acting_as, record, user_actor
 from apps.workspaces.models import AuditEntry, AuditTarget
-from tests.conftest import Tenant, admin_client
-from tests.web.conftest import People
+from tests.support.tenants import Tenant, admin_client
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 
 pytestmark = pytest.mark.django_db
 UPSTREAM_KEY = "sk-audit-page-0123456789abcdefghijkl"

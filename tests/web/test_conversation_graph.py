@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 
 from apps.web.selectors.conversation_graph import MESSAGES_PER_PAGE, conversation_graph, messages_page
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 from tests.web.sessions_data import TURNS, Conversation, conversation_create
 
 

@@ -20,41 +20,11 @@ from apps.proxy.models import ProxyCall
 from apps.summaries.run_counts import run_count_add
 from apps.summaries.services import layer_summarize
 from apps.web.selectors.dashboard import dashboard_figures
-from tests.conftest import Tenant
-from tests.error_patterns.conftest import make_session, report
-from tests.error_patterns.test_hints import ERROR, context, hints, pattern
-from tests.web.conftest import People
+from tests.error_patterns.attempts import ERROR, context, hints, make_session, pattern, report
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
-
-
-def make_records(tenant: Tenant, count: int, *, minutes_ago: float, agent_types: int = 2) -> list[AssemblyRecord]:
-    project = layer_create(
-        workspace=tenant.workspace, kind="project", name=f"P{count}{minutes_ago}", parent=tenant.root
-    )
-    records = AssemblyRecord.objects.bulk_create(
-        AssemblyRecord(
-            workspace=tenant.workspace,
-            layer=project,
-            request={},
-            model="gpt-4o",
-            encoding="o200k_base",
-            tokens_used=100,
-            token_budget=200,
-            items_included=2,
-            elapsed_ms=float(10 + i % 10),
-            assembly_cache_hit=i % 4 == 0,
-            embedding_cache_hit=None if i % 4 == 0 else i % 2 == 0,
-            overflow_count=i % 3,
-            truncated_count=1 if i % 5 == 0 else 0,
-            zone="green",
-            agent_type=f"agent-{i % agent_types}",
-            chunk_tokens=[["memory", project.pk, 60], ["spec", tenant.root.pk, 40]],
-        )
-        for i in range(count)
-    )
-    when = timezone.now() - timedelta(minutes=minutes_ago)
-    AssemblyRecord.objects.filter(pk__in=[r.pk for r in records]).update(created_at=when)
-    return records
+from tests.web.people import People
+from tests.web.records_data import make_records
 
 
 def test_it_counts_rolled_up_and_tail_records_once_each(tenant: Tenant) -> None:

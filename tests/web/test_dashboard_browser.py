@@ -14,10 +14,10 @@ from apps.assembly.models import AssemblyRecord
 from apps.assembly.rollup.services import rollup_catch_up
 from apps.error_patterns.models import ErrorPattern, HintInjection
 from apps.summaries.run_counts import run_count_add
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import check_page, login, new_page
-from tests.web.test_dashboard import make_records
+from tests.web.people import People
+from tests.web.records_data import make_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -20,10 +20,10 @@ from pytest_django.live_server_helper import LiveServer
 from apps.core import background
 from apps.profiles.services import ProfileInput, profile_create
 from apps.workspaces.models import Role
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PageUser, check_page, login, new_page, page_user_create
 from tests.web.locomo_chat import LocomoChat, locomo_chat_create
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 expect.set_options(timeout=20_000)  # a real chat's assembly on a busy 2-core test machine

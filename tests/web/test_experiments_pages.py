@@ -23,7 +23,7 @@ from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.profiles.services import ProfileInput, profile_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

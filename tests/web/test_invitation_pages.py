@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from apps.workspaces.invitations import invitation_create, invitation_revoke
 from apps.workspaces.models import Invitation, Membership, Role
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 
 
 def link(tenant: Tenant, role: str = Role.OPERATOR) -> str:

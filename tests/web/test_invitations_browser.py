@@ -11,10 +11,9 @@ from pytest_django.live_server_helper import LiveServer
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
-from tests.web.conftest import People
-from tests.web.harness import DESKTOP, PASSWORD, check_page, login, new_page
-from tests.web.test_roles_browser import reading_back
+from tests.support.tenants import Tenant
+from tests.web.harness import DESKTOP, PASSWORD, check_page, login, new_page, reading_back
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

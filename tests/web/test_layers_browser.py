@@ -9,9 +9,9 @@ from pytest_django.live_server_helper import LiveServer
 
 from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import check_page, login, new_page
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

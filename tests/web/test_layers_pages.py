@@ -15,9 +15,9 @@ from apps.layers.models import Item, Layer, Relationship
 from apps.layers.relationships import relationship_create
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.summaries.models import LayerConfig
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 
 
 def signed_in(username: str) -> Client:

@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from apps.workspaces.models import Membership, Role, role_allows
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 
 PAGES = ["/", "/layers/", "/preview/", "/experiments/"]
 

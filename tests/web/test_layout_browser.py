@@ -8,8 +8,8 @@ from playwright.sync_api import Browser, expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.assembly.models import AssemblyRecord
-from tests.web.conftest import People
 from tests.web.harness import check_page, login, new_page
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,22 +13,16 @@ from pytest_django.live_server_helper import LiveServer
 from apps.workspaces.invitations import invitation_create
 from apps.workspaces.models import ApiKey, Invitation, Membership, Role
 from apps.workspaces.selectors import api_key_get_active, invitation_valid
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD, check_page, login, new_page
+from tests.web.people import People
+from tests.web.shown_once import shown_secret
 
 
 def signed_in(username: str) -> Client:
     client = Client()
     assert client.login(username=username, password=PASSWORD)
     return client
-
-
-def shown_secret(html: str) -> str:
-    """The secret of the "shown once" panel (its read-only field)."""
-    match = re.search(r'id="secret-value"[^>]*value="([^"]+)"', html)
-    assert match, "no shown-once panel"
-    return match.group(1)
 
 
 def test_a_new_keys_secret_is_shown_once_in_a_panel_no_cache_keeps(people: People, tenant: Tenant) -> None:

@@ -21,7 +21,7 @@ from apps.layers.services import ItemInput, items_create, layer_create
 from apps.web.selectors.dashboard import dashboard_figures
 from apps.web.selectors.trajectory import session_trajectory
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 PASSWORD = "correct horse battery"
 

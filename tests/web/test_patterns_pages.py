@@ -12,31 +12,16 @@ from playwright.sync_api import Browser
 from pytest_django.live_server_helper import LiveServer
 
 from apps.error_patterns.models import ErrorPattern
-from apps.workspaces.models import Workspace
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD, check_page, login, new_page
+from tests.web.patterns_data import pattern_of
+from tests.web.people import People
 
 
 def signed_in(username: str) -> Client:
     client = Client()
     assert client.login(username=username, password=PASSWORD)
     return client
-
-
-def pattern_of(workspace: Workspace, signature: str = "TimeoutError: upstream <N> ms") -> ErrorPattern:
-    now = timezone.now()
-    return ErrorPattern.objects.create(
-        workspace=workspace,
-        signature=signature,
-        error_excerpt="TimeoutError: upstream 5000 ms (token [REDACTED])",
-        solution="Raise the client timeout to 10 s.",
-        confidence=0.7,
-        occurrences=3,
-        failures=1,
-        first_seen=now,
-        last_seen=now,
-    )
 
 
 def test_it_lists_patterns_with_their_counters(people: People, tenant: Tenant) -> None:

@@ -12,8 +12,8 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.web.conftest import People
 from tests.web.harness import PHONE, check_page, login, new_page
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ from apps.layers.services import ItemInput, items_create, layer_create
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 PASSWORD = "correct horse battery"
 SECRET = ItemInput(kind="memory", type="fact", content="Their secret.")

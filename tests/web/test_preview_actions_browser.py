@@ -15,10 +15,10 @@ from pytest_django.live_server_helper import LiveServer
 
 from apps.core import background
 from apps.profiles.services import ProfileInput, profile_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PHONE, check_page, login, new_page
 from tests.web.locomo_chat import CAR_QUESTION, LocomoChat, locomo_chat_create
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 expect.set_options(timeout=20_000)  # a real chat's assembly on a busy 2-core test machine

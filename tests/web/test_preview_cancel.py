@@ -26,9 +26,8 @@ from apps.core import background
 from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant, make_tenant
-from tests.server.test_daphne import daphne  # noqa: F401  (fixture)
-from tests.waiting import wait_until
+from tests.support.tenants import Tenant, make_tenant
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
 
@@ -128,7 +127,7 @@ def query_string(layer: Layer) -> str:
 
 def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
     patient_locks: None,
-    daphne: str,  # noqa: F811  (fixture)
+    daphne: str,
     project: tuple[Tenant, Layer, str],
     tmp_path: Path,
 ) -> None:
@@ -148,7 +147,7 @@ def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
 
 def test_a_cancelled_preview_page_stops_the_assembly_and_records_nothing(
     patient_locks: None,
-    daphne: str,  # noqa: F811  (fixture)
+    daphne: str,
     project: tuple[Tenant, Layer, str],
     tmp_path: Path,
 ) -> None:

@@ -14,9 +14,9 @@ from apps.assembly.models import AssemblyRecord
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
-from tests.assembly.test_stream_sse import sse_events
-from tests.conftest import Tenant
+from tests.assembly.streams import sse_events
 from tests.patterns_data import missing_table_pattern
+from tests.support.tenants import Tenant
 
 PASSWORD = "correct horse battery"
 

@@ -23,9 +23,9 @@ from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_create, profile_item_exclude
 from apps.web.console.replay import record_replay
 from apps.web.console.why_not import why_not
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 from tests.web.profiles_data import LUNCH, QUERY, billing_layer
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ from pytest_django.live_server_helper import LiveServer
 from apps.layers.models import Layer
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import check_page, login, new_page
+from tests.web.people import People
 from tests.web.profiles_data import BUDGET, LUNCH, QUERY, billing_layer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

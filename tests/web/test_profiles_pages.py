@@ -21,9 +21,9 @@ from apps.core.errors import InvalidInput
 from apps.layers.models import Layer
 from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, check_name, profile_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 from tests.web.profiles_data import BUDGET, LUNCH, QUERY, billing_layer
 
 MaxQueries = Callable[[int], AbstractContextManager[Any]]

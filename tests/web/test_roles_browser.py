@@ -9,11 +9,7 @@ would be; the rows are read back afterwards to show nothing moved.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
-from django.db import connections
 from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
@@ -26,10 +22,10 @@ from apps.profiles.models import AgentProfile
 from apps.profiles.services import ProfileInput, profile_create
 from apps.summaries.models import LayerConfig
 from apps.workspaces.models import ApiKey
-from tests.conftest import Tenant
-from tests.web.conftest import People
-from tests.web.harness import check_page, login, new_page
-from tests.web.test_patterns_pages import pattern_of
+from tests.support.tenants import Tenant
+from tests.web.harness import check_page, login, new_page, reading_back
+from tests.web.patterns_data import pattern_of
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -61,16 +57,6 @@ class Acme:
 @pytest.fixture
 def acme(people: People, tenant: Tenant) -> Acme:
     return Acme(tenant)
-
-
-@contextmanager
-def reading_back() -> Iterator[None]:
-    """Reads of the rows once the browser runs go through a connection of their own: closed here,
-    so the test database can be dropped at the end (see tests/web/harness.py)."""
-    try:
-        yield
-    finally:
-        connections.close_all()
 
 
 def post(page: Page, path: str, data: dict[str, str]) -> int:

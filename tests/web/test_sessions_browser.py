@@ -8,10 +8,10 @@ import pytest
 from playwright.sync_api import Browser, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import DESKTOP, check_page, login, new_page
 from tests.web.locomo_chat import LocomoChat, locomo_chat_create
+from tests.web.people import People
 from tests.web.sessions_data import agent_requests
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -9,9 +9,9 @@ from django.test import Client
 
 from apps.layers.models import Item, Layer, SupersessionProposal
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 
 pytestmark = pytest.mark.django_db
 

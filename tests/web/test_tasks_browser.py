@@ -23,8 +23,8 @@ from apps.layers.embedder import items_embed_pending
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.profiles.services import ProfileInput, profile_create
-from tests.web.conftest import People
 from tests.web.harness import check_page, login, new_page
+from tests.web.people import People
 from tests.web.sessions_data import Conversation, conversation_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -17,10 +17,10 @@ from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.core import background
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import check_page, login, new_page
 from tests.web.locomo_chat import CAR_QUESTION, LocomoChat, locomo_chat_create
+from tests.web.people import People
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 expect.set_options(timeout=20_000)  # a real chat's assembly on a busy 2-core test machine

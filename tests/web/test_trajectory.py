@@ -8,7 +8,7 @@ from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
 from apps.layers.services import ItemInput, items_create
 from apps.web.selectors.trajectory import session_trajectory
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 from tests.web.sessions_data import Conversation, conversation_create
 
 

@@ -7,10 +7,10 @@ from django.test import Client
 from apps.layers.models import Layer
 from apps.workspaces.models import ApiKey, Membership, Role, Workspace
 from apps.workspaces.selectors import api_key_get_active
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
-from tests.web.test_members_pages import shown_secret
+from tests.web.people import People
+from tests.web.shown_once import shown_secret
 
 
 def signed_in(username: str) -> Client:

@@ -15,9 +15,9 @@ from apps.conversations.models import Community
 from apps.layers.models import Item, Layer
 from apps.layers.services import layer_create
 from apps.redaction.models import AllowlistEntry
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import PASSWORD
+from tests.web.people import People
 from tests.web.sessions_data import conversation_create
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -14,9 +14,9 @@ from pytest_django.live_server_helper import LiveServer
 from apps.conversations.models import Community
 from apps.layers.models import Layer
 from apps.layers.services import layer_create
-from tests.conftest import Tenant
-from tests.web.conftest import People
+from tests.support.tenants import Tenant
 from tests.web.harness import DESKTOP, check_page, login, new_page
+from tests.web.people import People
 from tests.web.sessions_data import Conversation, conversation_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

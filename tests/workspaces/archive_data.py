@@ -15,7 +15,7 @@ from apps.conversations.communities import communities_refresh
 from apps.core import background
 from apps.experiments.services import question_set_upload
 from apps.layers.embedder import items_embed_pending
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 UPSTREAM_KEY = "sk-upstream-Archive-0123456789abcdef"
 CONVERSATION = [

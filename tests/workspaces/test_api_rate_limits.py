@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from apps.core import cache
 from apps.core.ratelimit import rate_blocked
 from apps.workspaces.services import api_key_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("one_window")]
 

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from apps.workspaces.audit import acting_as, user_actor
 from apps.workspaces.services import membership_remove, membership_set
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 UPSTREAM_KEY = "sk-audit-0123456789abcdefghijklmnop"

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from apps.layers.models import Item
 from apps.workspaces.models import ApiKey, IdempotencyKey
 from apps.workspaces.services import api_key_create
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 
 def _post(tenant: Tenant, content: str, key: str | None):  # type: ignore[no-untyped-def]

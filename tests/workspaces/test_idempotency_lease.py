@@ -21,9 +21,9 @@ from rest_framework.test import APIClient
 
 from apps.layers.models import Item
 from apps.workspaces.models import IdempotencyKey
-from tests.conftest import Tenant, make_tenant
-from tests.processes import crash, database_url, free_port, http_json, server_process
-from tests.waiting import wait_until
+from tests.support.processes import crash, database_url, free_port, http_json, server_process
+from tests.support.tenants import Tenant, make_tenant
+from tests.support.waiting import wait_until
 
 KEY = "bulk-7f3a"
 

@@ -17,7 +17,7 @@ from apps.core.errors import Conflict, NotFound
 from apps.workspaces.invitations import invitation_accept, invitation_create, invitation_revoke
 from apps.workspaces.models import Invitation, Membership, Role
 from apps.workspaces.selectors import invitation_valid
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.workspaces.models import ApiKey
-from tests.conftest import Tenant, admin_client, make_tenant
-from tests.processes import database_url
+from tests.support.processes import database_url
+from tests.support.tenants import Tenant, admin_client, make_tenant
 
 
 def _key_queries(queries: CaptureQueriesContext) -> list[str]:

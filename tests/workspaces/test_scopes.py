@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from apps.workspaces.models import ApiKey
 from apps.workspaces.services import api_key_create
-from tests.conftest import Tenant, admin_client
+from tests.support.tenants import Tenant, admin_client
 
 pytestmark = pytest.mark.django_db
 

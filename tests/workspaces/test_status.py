@@ -8,7 +8,7 @@ from django.conf import settings
 
 from apps.layers.services import ItemInput, items_create
 from apps.workspaces.selectors import workspace_status
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

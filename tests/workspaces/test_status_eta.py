@@ -10,7 +10,7 @@ from apps.layers.embedder import items_embed_pending, tokens_estimate
 from apps.layers.embedding_rate import rate_forget, rate_note, rate_recent
 from apps.layers.models import Item
 from apps.layers.services import ItemInput, items_create
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from apps.profiles.models import AgentProfile
 from apps.summaries.models import Summary
 from apps.workspaces.models import ApiKey, Scope
 from apps.workspaces.services import api_key_create
-from tests.conftest import Tenant, admin_client, make_tenant
+from tests.support.tenants import Tenant, admin_client, make_tenant
 from tests.workspaces.archive_data import UPSTREAM_KEY, Archived, build, members, rezip
 
 pytestmark = pytest.mark.django_db(transaction=True)

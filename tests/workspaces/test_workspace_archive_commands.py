@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
-from tests.conftest import Tenant, make_tenant
+from tests.support.tenants import Tenant, make_tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -11,21 +11,12 @@ from django.contrib.auth.models import AbstractUser
 from django.test import Client, override_settings
 
 from apps.assembly.models import AssemblyRecord
-from apps.assembly.params import ContextParams
-from apps.assembly.services import context_assemble
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.web.selectors.candidates import origin_of
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
-
-
-def assemble(tenant: Tenant, layer: Layer, query: str, **params: object) -> str:
-    result = context_assemble(
-        workspace=tenant.workspace,
-        params=ContextParams(layer_id=layer.pk, query=query, **{"timeout_ms": 0, **params}),  # type: ignore[arg-type]
-    )
-    return result.trace_id
+from tests.support.tenants import Tenant
+from tests.web.console.traces import assemble
 
 
 @pytest.fixture

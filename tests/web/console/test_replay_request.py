@@ -17,7 +17,7 @@ from apps.core import embeddings
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.web.console.replay import record_replay, replay_params
 from apps.web.console.traces import trace_view
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
 

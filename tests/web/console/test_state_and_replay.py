@@ -18,7 +18,7 @@ from apps.layers.services import ItemInput, item_delete, items_create, layer_cre
 from apps.summaries.services import layer_summarize
 from apps.web.console.replay import record_replay
 from apps.web.console.state import layer_state, workspace_state
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from apps.assembly.services import context_assemble, records_flush
 from apps.layers.models import Item, Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.workspaces.models import Membership, Role
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 from tests.web.sessions_data import Conversation, conversation_create
 
 pytestmark = pytest.mark.django_db

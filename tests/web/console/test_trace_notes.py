@@ -16,10 +16,10 @@ from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create, layer_create
 from apps.web.models import TraceNote
 from apps.web.trace_notes import register
-from tests.conftest import Tenant
-from tests.web.conftest import People
-from tests.web.console.test_console import assemble
+from tests.support.tenants import Tenant
+from tests.web.console.traces import assemble
 from tests.web.harness import PASSWORD, check_page, login, new_page
+from tests.web.people import People
 
 
 @pytest.fixture

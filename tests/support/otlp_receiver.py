@@ -22,8 +22,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from tests.live import PORTS, port_free_in
-from tests.waiting import wait_until
+from tests.support.live import PORTS, port_free_in
+from tests.support.waiting import wait_until
 
 
 @dataclass(frozen=True)

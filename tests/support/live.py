@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -20,9 +19,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.processes import ROOT, database_url
-from tests.waiting import wait_until
-from tests.workers import worker_ports
+from tests.support.processes import answers, database_url, serving
+from tests.support.waiting import wait_until
+from tests.support.workers import worker_ports
 
 # Live servers of this suite listen in this range (other test runs on the machine use others), each
 # xdist worker in its own slice of it.
@@ -56,33 +55,14 @@ def uvicorn_server(log: Path, port: int | None = None, settings: dict[str, str] 
         **(settings or {}),
     }
     command = [sys.executable, "-m", "uvicorn", "contextarch.asgi:application", "--host", "127.0.0.1"]
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*command, "--port", str(port), "--log-level", "warning"],
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert process.poll() is None, f"uvicorn exited: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"uvicorn did not answer: {log.read_text()[-3000:]}"
-            try:
-                urllib.request.urlopen(f"{base}/metrics", timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.3)
+    with serving(
+        [*command, "--port", str(port), "--log-level", "warning"],
+        env=env,
+        log=log,
+        ready=lambda: answers(f"{base}/metrics"),
+    ):
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="session")

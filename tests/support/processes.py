@@ -8,7 +8,8 @@ import signal
 import socket
 import subprocess
 import sys
-import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ import redis
 from django.db import connection
 
 from apps.core.database_url import url_from_database
+from tests.support.waiting import wait_until
 
 
 def database_url(entry: dict[str, Any]) -> str:
@@ -31,18 +33,66 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def listens(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:`port`."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
+def answers(url: str) -> bool:
+    """Whether a GET of `url` gets an HTTP answer (any status but a refusal or a reset)."""
+    try:
+        urllib.request.urlopen(url, timeout=2).close()
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
 def wait_for_port(port: int, timeout: float = 30.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    wait_until(lambda: listens(port), timeout=timeout, interval=0.2, what=f"something listening on 127.0.0.1:{port}")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def serving(
+    command: list[str],
+    *,
+    env: dict[str, str],
+    log: Path,
+    ready: Callable[[], bool],
+    timeout: float = 90,
+    stop_timeout: float = 20,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The one way a test runs a server process: `command` from the repository root with `env`, its
+    output in `log`; the block starts once `ready()` holds (`listens`, `answers`), and fails with the
+    log's end if the process exits first. On exit SIGTERM, then SIGKILL after `stop_timeout` seconds."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+
+        def up() -> bool:
+            assert process.poll() is None, f"{command[0]} exited: {log.read_text(errors='replace')[-3000:]}"
+            return ready()
+
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
-
-
-ROOT = Path(__file__).resolve().parents[1]
+            wait_until(up, timeout=timeout, interval=0.3, what=f"{Path(command[0]).name} {command[1:4]} to answer")
+        except AssertionError as failed:
+            raise AssertionError(f"{failed}\n{log.read_text(errors='replace')[-3000:]}") from None
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(stop_timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 class CeleryBroker:
@@ -93,10 +143,12 @@ class CeleryBroker:
     @staticmethod
     def wait_for(process: subprocess.Popen[str], done: Callable[[], bool], timeout: float = 120) -> None:
         """Poll `done` until it holds, failing with the worker's output if the worker dies."""
-        deadline = time.time() + timeout
-        while time.time() < deadline and not done():
+
+        def check() -> bool:
             assert process.poll() is None, process.communicate()[0][-3000:]
-            time.sleep(0.5)
+            return done()
+
+        wait_until(check, timeout=timeout, interval=0.5, what="the worker's work")
 
 
 class PrivateRedis:
@@ -150,20 +202,9 @@ def server_process(
     env.pop("WEB_WORKERS", None)
     if workers is not None:
         env["WEB_WORKERS"] = str(workers)
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    try:
-        wait_for_port(port, timeout=120)
+    command = [str(ROOT / "scripts" / "serve")]
+    with serving(command, env=env, log=log, ready=lambda: listens(port), timeout=120, stop_timeout=60) as server:
         yield f"http://127.0.0.1:{port}", server
-    finally:
-        server.terminate()
-        try:
-            server.wait(60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def descendants(pid: int) -> list[int]:
@@ -222,8 +263,6 @@ def http_json(
     method: str, url: str, body: object = None, headers: dict[str, str] | None = None, timeout: float = 60
 ) -> tuple[int, dict[str, str], Any]:
     """One HTTP request with a JSON body: (status, headers with lower-case names, decoded JSON body)."""
-    import urllib.error
-    import urllib.request
 
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, method=method, data=data, headers={"Content-Type": "application/json"})
