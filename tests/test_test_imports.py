@@ -8,9 +8,7 @@ import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-# Fixtures a server test shares with a page test by import (a global fixture named `project` would
-# shadow nothing but say nothing either); the only such import left.
-ALLOWED = {("server/test_client_gone.py", "tests.web.test_preview_cancel")}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def imported(path: Path) -> set[str]:

@@ -24,11 +24,11 @@ from django.db import connection, transaction
 
 from apps.assembly.models import AssemblyRecord
 from apps.layers.models import Item, Layer
+from tests.support.cancelling import cancelled, patient_locks, project, waiting_on_a_lock  # noqa: F401 (fixtures)
 from tests.support.daphne import RawWebSocket
 from tests.support.processes import database_url, free_port, http_json, server_process
 from tests.support.tenants import Tenant
 from tests.support.waiting import wait_until
-from tests.web.test_preview_cancel import cancelled, patient_locks, project, waiting_on_a_lock  # noqa: F401
 
 pytestmark = pytest.mark.server
 

@@ -9,56 +9,21 @@ afterwards is assembled afresh, and only then cached).
 from __future__ import annotations
 
 import json
-import re
 import socket
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.test import Client
 
 from apps.assembly.models import AssemblyRecord
-from apps.core import background
 from apps.layers.models import Item, Layer
-from apps.layers.services import ItemInput, items_create, layer_create
-from apps.workspaces.models import Membership, Role
-from tests.support.tenants import Tenant, make_tenant
+from tests.support.cancelling import cancelled, patient_locks, project, waiting_on_a_lock  # noqa: F401 (fixtures)
+from tests.support.tenants import Tenant
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.server
-
-CANCELLED = re.compile(r'^context_architect_assemblies_cancelled_total\{stage="([^"]+)"\} (\S+)$', re.M)
-
-
-@pytest.fixture
-def patient_locks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server's statements wait for this test's lock instead of giving up (set before `daphne`)."""
-    monkeypatch.setenv("DB_LOCK_TIMEOUT_MS", "120000")
-    monkeypatch.setenv("DB_STATEMENT_TIMEOUT_MS", "120000")
-
-
-@pytest.fixture
-def project(transactional_db: None) -> Iterator[tuple[Tenant, Layer, str]]:
-    """A committed workspace with a project of items and a signed-in viewer's session cookie."""
-    tenant = make_tenant("cancel")
-    project = layer_create(workspace=tenant.workspace, kind="project", name="Billing", parent=tenant.root)
-    items_create(
-        layer=project,
-        items=[
-            ItemInput(kind="memory", type="fact", content=f"Invoices of region {n} go out nightly.") for n in range(8)
-        ],
-    )
-    user = get_user_model().objects.create_user(username="vic")
-    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
-    client = Client()
-    client.force_login(user)
-    assert background.wait_idle(120)
-    yield tenant, project, client.cookies["sessionid"].value
-    assert background.wait_idle(120)
 
 
 def open_stream(base: str, path: str, cookie: str) -> socket.socket:
@@ -72,12 +37,6 @@ def open_stream(base: str, path: str, cookie: str) -> socket.socket:
     return sock
 
 
-def cancelled(base: str) -> dict[str, float]:
-    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    return {stage: float(value) for stage, value in CANCELLED.findall(text) if float(value)}
-
-
 def stream_events(base: str, path: str, cookie: str) -> list[tuple[str, dict[str, object]]]:
     request = urllib.request.Request(f"{base}{path}", headers={"Cookie": f"sessionid={cookie}"})
     with urllib.request.urlopen(request, timeout=120) as response:
@@ -87,16 +46,6 @@ def stream_events(base: str, path: str, cookie: str) -> list[tuple[str, dict[str
         fields = dict(line.split(": ", 1) for line in block.split("\n"))
         events.append((fields["event"], json.loads(fields["data"])))
     return events
-
-
-def waiting_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")  # else a transaction sees its first snapshot
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
-        )
-        return bool(cursor.fetchone()[0])
 
 
 def cancel_mid_way(base: str, path: str, cookie: str, log: Path, *, head: str = "") -> dict[str, float]:
@@ -126,9 +75,9 @@ def query_string(layer: Layer) -> str:
 
 
 def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
-    patient_locks: None,
+    patient_locks: None,  # noqa: F811
     daphne: str,
-    project: tuple[Tenant, Layer, str],
+    project: tuple[Tenant, Layer, str],  # noqa: F811
     tmp_path: Path,
 ) -> None:
     tenant, layer, cookie = project
@@ -146,9 +95,9 @@ def test_a_cancelled_stream_stops_the_assembly_and_leaves_nothing_behind(
 
 
 def test_a_cancelled_preview_page_stops_the_assembly_and_records_nothing(
-    patient_locks: None,
+    patient_locks: None,  # noqa: F811
     daphne: str,
-    project: tuple[Tenant, Layer, str],
+    project: tuple[Tenant, Layer, str],  # noqa: F811
     tmp_path: Path,
 ) -> None:
     tenant, layer, cookie = project
