@@ -16,6 +16,9 @@ with a note (the LLM failed or was over budget) is left out: the copy's sweep as
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.db.models import Model, QuerySet
 
 from apps.conversations.models import Community, CommunityKind, CommunityMember, ItemAccess, MessageSummary
 from apps.conversations.tasks import embed_communities
@@ -38,8 +41,8 @@ COMMUNITY_FIELDS = ("kind", "key", "title", "summary", "summary_tokens", "first_
 WRITER_FIELDS = ("summary_provider", "summary_note", "source_hash")
 
 
-def _max_length(field: str) -> int:
-    return int(getattr(Community._meta.get_field(field), "max_length", 0) or 0)
+def _max_length(field: str, model: type[Model] = Community) -> int:
+    return int(getattr(model._meta.get_field(field), "max_length", 0) or 0)
 
 
 def communities_export(scope: ExportScope) -> Iterable[Row]:
@@ -86,57 +89,48 @@ def communities_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
     return count
 
 
-def access_export(scope: ExportScope) -> Iterable[Row]:
-    rows = ItemAccess.objects.filter(item__workspace_id=scope.workspace_id).order_by("item_id")
-    for row in rows.values("item_id", "access_count", "last_accessed_at").iterator(chunk_size=2000):
-        yield dict(row)
-
-
-def access_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
-    count = 0
-    for batch in batched(rows, 2000):
-        ItemAccess.objects.bulk_create(
-            ItemAccess(
-                item_id=scope.ids.get("item", row["item_id"]),
-                access_count=row["access_count"],
-                last_accessed_at=row["last_accessed_at"],
-            )
-            for row in batch
-        )
-        count += len(batch)
-    return count
-
-
+ACCESS_FIELDS = ("access_count", "last_accessed_at")
 MESSAGE_SUMMARY_FIELDS = ("content_hash", "summary", "title", "provider", "written_at")
 
 
-def _summary_max_length(field: str) -> int:
-    return int(getattr(MessageSummary._meta.get_field(field), "max_length", 0) or 0)
+def access_export(scope: ExportScope) -> Iterable[Row]:
+    return _item_rows_export(ItemAccess.objects.filter(item__workspace_id=scope.workspace_id), ACCESS_FIELDS)
+
+
+def access_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
+    return _item_rows_restore(scope, rows, ItemAccess, ACCESS_FIELDS)
 
 
 def message_summaries_export(scope: ExportScope) -> Iterable[Row]:
-    rows = MessageSummary.objects.filter(item__workspace_id=scope.workspace_id, note="").order_by("item_id")
-    for row in rows.values("item_id", *MESSAGE_SUMMARY_FIELDS).iterator(chunk_size=2000):
-        yield dict(row)
+    written = MessageSummary.objects.filter(item__workspace_id=scope.workspace_id, note="")
+    return _item_rows_export(written, MESSAGE_SUMMARY_FIELDS)
 
 
 def message_summaries_restore(scope: RestoreScope, rows: Iterator[Row]) -> int:
+    return _item_rows_restore(scope, rows, MessageSummary, MESSAGE_SUMMARY_FIELDS)
+
+
+def _item_rows_export(rows: QuerySet[Any], fields: tuple[str, ...]) -> Iterator[Row]:
+    """Rows of one item each (access counts, message summaries): the item's id and `fields`."""
+    for row in rows.order_by("item_id").values("item_id", *fields).iterator(chunk_size=2000):
+        yield dict(row)
+
+
+def _item_rows_restore(scope: RestoreScope, rows: Iterator[Row], model: type[Model], fields: tuple[str, ...]) -> int:
+    """Rows of one item each, on the copy's items; a text longer than its column (a hand-edited
+    archive) is cut to it, as communities' are."""
     count = 0
     for batch in batched(rows, 2000):
-        MessageSummary.objects.bulk_create(
-            MessageSummary(
-                item_id=scope.ids.get("item", row["item_id"]),
-                **{f: _cut(f, row[f]) for f in MESSAGE_SUMMARY_FIELDS},
-            )
+        model._default_manager.bulk_create(
+            model(item_id=scope.ids.get("item", row["item_id"]), **{f: _cut(model, f, row[f]) for f in fields})
             for row in batch
         )
         count += len(batch)
     return count
 
 
-def _cut(field: str, value: object) -> object:
-    """A text longer than its column (a hand-edited archive) is cut to it, as communities' are."""
-    limit = _summary_max_length(field)
+def _cut(model: type[Model], field: str, value: object) -> object:
+    limit = _max_length(field, model)
     return value[:limit] if limit and isinstance(value, str) else value
 
 
