@@ -4,18 +4,23 @@ assembled context uses them; without an LLM, or when it fails, the engine's own 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.test import override_settings
+from django.contrib.auth.models import AbstractUser
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from apps.conversations.communities import communities_refresh
 from apps.conversations.models import GraphState, MessageSummary
+from apps.layers.models import Layer
 from apps.summaries.batch import BUDGET_SPENT
+from apps.web.selectors.conversation_graph import conversation_graph
+from apps.workspaces.models import Membership, Role
 from tests.summaries.helpers import summary_llm
 from tests.support.api import ask, bulk
 from tests.support.fake_provider import FakeProvider
@@ -96,6 +101,57 @@ def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(
     assert len(llm.requests) == 2  # the same texts: no second call
     with override_settings(SUMMARY_PROVIDER="extractive"):  # the default: the engine's own rungs
         assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
+
+
+def graph_resolutions(viewer: Client, session: int) -> dict[str, str]:
+    """Each turn's resolution on the session page's conversation graph, by external id."""
+    response = viewer.get(f"/sessions/{session}/")
+    assert response.status_code == 200
+    ids = dict(Layer.objects.get(pk=session).items.values_list("pk", "external_id"))
+    return {ids[node.id]: node.resolution for node in response.context["graph"].nodes}
+
+
+@pytest.fixture
+def viewer(client: Client, tenant: Tenant, django_user_model: type[AbstractUser]) -> Client:
+    user = django_user_model.objects.create_user(username="ada", password="x" * 12)
+    Membership.objects.create(workspace=tenant.workspace, user=user, role=Role.VIEWER)
+    client.force_login(user)
+    return client
+
+
+def test_the_conversation_graph_shows_the_resolution_the_llms_rungs_give(
+    llm: FakeProvider, tenant: Tenant, viewer: Client, django_assert_max_num_queries: Any
+) -> None:
+    session = conversation(tenant)
+    with override_settings(SUMMARY_PROVIDER="extractive"):
+        before = graph_resolutions(viewer, session)
+    # One long sentence: the engine's own ladder has no summary rung shorter than it, so a title.
+    assert before["t12"] == before["t13"] == "title"
+    communities_refresh(layer_id=session, llm_now=True)
+    shown = graph_resolutions(viewer, session)
+    assert (shown["t0"], shown["t12"], shown["t13"], shown["t29"]) == ("title", "summary", "summary", "full")
+    assert shown["t12"] == depths(tenant, session)["t12"][0]  # as assembly gives it
+    layer = Layer.objects.get(pk=session)
+    with django_assert_max_num_queries(6):  # the graph's five and the written rungs' one
+        conversation_graph(layer=layer)
+    with override_settings(SUMMARY_PROVIDER="extractive"):
+        assert graph_resolutions(viewer, session) == before
+        with django_assert_max_num_queries(5):  # the default asks nothing more
+            conversation_graph(layer=layer)
+
+
+def test_the_history_tool_gives_long_messages_in_full_whatever_rungs_the_llm_wrote(
+    llm: FakeProvider, tenant: Tenant
+) -> None:
+    session = conversation(tenant)
+    communities_refresh(layer_id=session, llm_now=True)
+    assert MessageSummary.objects.filter(note="").count() == 3
+    wanted = Layer.objects.get(pk=session).items.get(external_id="t12").pk
+    response = tenant.client.get("/api/v1/history/", {"ids": str(wanted), "format": "json"})
+    assert response.status_code == 200
+    (message,) = response.json()["messages"]
+    (piece,) = json.loads(response.json()["context"])
+    assert message["content"] == piece["content"] == LONG[1] and "depth" not in piece  # fetched in full
 
 
 def test_a_failing_llm_leaves_the_engines_rungs_and_says_so(llm: FakeProvider, tenant: Tenant) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from apps.assembly.message_rungs import with_written_rungs
 from apps.assembly.retrieval import FULL_DETAIL_IMPORTANCE
 from apps.conversations.importance import DECISION_IMPORTANCE
 from apps.conversations.selectors import communities_of_layers, community_members
@@ -214,17 +215,23 @@ def conversation_graph(*, layer: Layer, preset: str = "balanced", zone: str = "n
     band_rows = 2 if communities else 0
     top = MARGIN + band_rows * (BAND + 3)
     distance_of = {item_id: distance for distance, item_id in enumerate(newest_first)}
+    important_ids = {row["id"] for row in rows if row["importance"] >= FULL_DETAIL_IMPORTANCE}
+    candidates = with_written_rungs(  # long turns' LLM summaries, as assembly gives them
+        [
+            item_candidate(
+                {**row, "kind": ItemKind.MESSAGE, "layer_id": layer.pk},
+                layer_name=layer.name,
+                origin="conversation",
+                distance=None if row["id"] in important_ids else distance_of[row["id"]],
+            )
+            for row in rows
+        ]
+    )
     nodes: list[Node] = []
-    for row in rows:
+    for row, candidate in zip(rows, candidates, strict=True):
         item_id = row["id"]
-        important = row["importance"] >= FULL_DETAIL_IMPORTANCE
-        distance = None if important else distance_of[item_id]
-        candidate = item_candidate(
-            {**row, "kind": ItemKind.MESSAGE, "layer_id": layer.pk},
-            layer_name=layer.name,
-            origin="conversation",
-            distance=distance,
-        )
+        important = item_id in important_ids
+        distance = candidate.distance
         depth, why = _resolution_of(candidate, zone=zone, resolution=resolution)
         if not row["pinned"] and distance_of[item_id] > resolution.title_distance:
             # Only the newest title_distance + 1 turns are loaded as the window (pinned items always are).
