@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 LONG = "We compared the two queue designs in detail today. " * 3
 
 
-def _turns(t: Tenant, session: int, contents: list[str]) -> None:
+def _turns(t: Tenant, session: int, contents: list[str], titles: dict[int, str] | None = None) -> None:
     now = timezone.now()
     bulk(
         t,
@@ -29,6 +29,7 @@ def _turns(t: Tenant, session: int, contents: list[str]) -> None:
                 "role": "user" if i % 2 == 0 else "assistant",
                 "external_id": f"t{i}",
                 "content": text,
+                "title": (titles or {}).get(i, ""),
                 "created_at": (now - timedelta(minutes=len(contents) - i)).isoformat(),
             }
             for i, text in enumerate(contents)
@@ -110,6 +111,21 @@ def test_a_long_message_is_cut_to_the_per_node_caps(tenant: Tenant) -> None:
     summary_depth = ask(tenant, layer=session, query="zebra", token_budget=8000, format="text", timeout_ms=0)
     (far,) = [c for c in summary_depth["chunks"] if c["external_id"] == "t0"]
     assert far["depth"] == "summary" and far["tokens"] <= 100 + 10
+
+
+def test_a_long_title_is_cut_to_the_title_cap(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk)
+    title = " ".join(f"point{i}" for i in range(60))  # one "sentence" of 60 words, far over 20 tokens
+    report = " ".join(f"clause{i} of the incident report" for i in range(100)) + ". " + LONG  # a longer lead
+    _turns(tenant, session, [report, *["Short reply."] * 22], titles={0: title})  # t0 at distance 22
+    body = tenant.client.post(
+        "/api/v1/context/preview/",
+        {"layer": session, "query": "zebra", "token_budget": 8000, "format": "text", "timeout_ms": 0},
+        format="json",
+    ).json()
+    (far,) = [c for c in body["chunks"] if c["external_id"] == "t0"]
+    assert far["depth"] == "title" and far["truncated"] and far["tokens"] <= 20 + 10
+    assert title.startswith(far["text"].rstrip("…"))
 
 
 CHAT = (
