@@ -2,7 +2,10 @@
 
 import django.contrib.postgres.indexes
 import django.contrib.postgres.search
+from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently
 from django.db import migrations, models
+
+from apps.core.online_migration import batched_backfill
 
 # The filter columns of ItemFilters.sql(), the search vector and its length: what keyword search reads.
 COPIED = "workspace_id, layer_id, kind, type, created_at, confidence, group_id, search_vector"
@@ -43,9 +46,22 @@ BEGIN
 END $$;
 CREATE TRIGGER layers_item_search_delete AFTER DELETE ON layers_item
     REFERENCING OLD TABLE AS old_items FOR EACH STATEMENT EXECUTE FUNCTION layers_itemsearch_delete();
-
-INSERT INTO layers_itemsearch (item_id, {COPIED}, length) SELECT id, {COPIED}, length(search_vector) FROM layers_item;
 """
+
+# The copy of the rows that exist, one batch of ids at a time (apps/core/online_migration.py), each its
+# own short transaction, after the triggers are in place: a row written meanwhile is copied by its
+# trigger, and a batch that meets its copy skips it (ON CONFLICT). FOR SHARE closes the one race left:
+# without it a batch could read a row, an update or delete of that row commit (its trigger finding no
+# copy yet), and the batch then write the old row (the test lost ~200 of 60k rows that way). With it
+# a writer waits for the batch (a few ms). NOWAIT: a batch that meets a row a writer holds gives way
+# and is tried again (run_in_batches), rather than wait while holding its own rows, which deadlocked
+# with a writer changing two items of the same batch and made the writer the victim.
+COPY = f"""
+INSERT INTO layers_itemsearch (item_id, {COPIED}, length)
+SELECT id, {COPIED}, length(search_vector) FROM layers_item WHERE id >= %(lo)s AND id < %(hi)s FOR SHARE NOWAIT
+ON CONFLICT (item_id) DO NOTHING
+"""
+COPY_BATCH = 5_000
 
 DROP_TRIGGERS = """
 DROP TRIGGER layers_item_search_insert ON layers_item;
@@ -57,7 +73,23 @@ DROP FUNCTION layers_itemsearch_delete();
 """
 
 
+def create_triggers(apps, schema_editor):
+    """The three triggers, all in one transaction: none is in place without the others."""
+    with schema_editor.connection.cursor() as cur:
+        cur.execute(TRIGGERS)
+
+
+def drop_triggers(apps, schema_editor):
+    with schema_editor.connection.cursor() as cur:
+        cur.execute(DROP_TRIGGERS)
+
+
 class Migration(migrations.Migration):
+    # Online: no step holds a write lock on layers_item longer than a batch of the copy (a minute at 1M
+    # items when the copy was one INSERT ... SELECT in the migration's transaction); the indexes are
+    # built and dropped concurrently.
+    atomic = False
+
     dependencies = [
         ("layers", "0008_item_message_order"),
     ]
@@ -78,12 +110,13 @@ class Migration(migrations.Migration):
                 ("length", models.IntegerField()),
             ],
         ),
-        migrations.RunSQL(TRIGGERS, reverse_sql=DROP_TRIGGERS),  # the copies filled before the index is built
-        migrations.RemoveIndex(
+        migrations.RunPython(create_triggers, drop_triggers, atomic=True),  # before the copy: writes meanwhile are kept
+        batched_backfill(table="layers_item", statement=COPY, batch_size=COPY_BATCH),  # before the index is built
+        RemoveIndexConcurrently(
             model_name="item",
             name="item_search_vector_gin",
         ),
-        migrations.AddIndex(
+        AddIndexConcurrently(
             model_name="itemsearch",
             index=django.contrib.postgres.indexes.GinIndex(fields=["search_vector"], name="itemsearch_vector_gin"),
         ),
