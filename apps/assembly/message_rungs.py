@@ -21,8 +21,8 @@ def _rungs(candidate: Candidate, summary: str, title: str) -> tuple[Rung, ...]:
     rungs = [Rung("full", candidate.content)]
     if summary and len(summary) < len(candidate.content):
         rungs.append(Rung("summary", summary))
-    name = candidate.title or title
-    if name and len(name) < len(rungs[-1].text):
+    name = next((t for t in (candidate.title, title) if t and len(t) < len(rungs[-1].text)), "")
+    if name:  # its own title, else the LLM's when its own is no shorter than the rung above
         rungs.append(Rung("title", name))
     return tuple(rungs)
 

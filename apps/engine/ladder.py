@@ -1,9 +1,10 @@
 """The compression ladder of a candidate: full → summary → title for items, or the stored depths.
 
 An item without a stored summary gets an extractive one (its leading sentences); a title is the
-item's own title or its first words. Rungs that would not be shorter than the one above are
-dropped, so every step down the ladder saves tokens, but for a text of TITLE_WORDS words or fewer:
-it is its own title, and keeps a title rung of the same text.
+item's own title or its first words (the title's first words when the title is no shorter than
+the rung above). Rungs that would not be shorter than the one above are dropped, so every step
+down the ladder saves tokens, but for a text of TITLE_WORDS words or fewer: it is its own title,
+and keeps a title rung of the same text.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ def _derived(full: str, stored: str | None, title: str) -> tuple[Rung, ...]:
 
     `title`: the candidate's own title; without one, the content's first words (derived here,
     inside the cache: splitting a long content on every request is what the cache saves)."""
-    title = title or _first_words(full)
     rungs = [Rung("full", full)]
     summary = stored or _lead(full, SUMMARY_CHARS)
     if summary and len(summary) < len(full):
         rungs.append(Rung("summary", summary, prefix=not stored))
-    if title and len(title) < len(rungs[-1].text):
+    # An own title no shorter than the rung above (a client that titles a turn with its text) is
+    # cut to its first words, so the turn keeps a title rung instead of vanishing past the summary.
+    title = next((t for t in (title, _first_words(title or full)) if t and len(t) < len(rungs[-1].text)), "")
+    if title:
         rungs.append(Rung("title", title))
     elif len(rungs) == 1 and len(full.split()) <= TITLE_WORDS:
         # A short turn ("Use option B.") is its own title: it keeps a title rung, the same text, so

@@ -46,6 +46,15 @@ def test_a_short_turn_keeps_a_title_beyond_the_full_distance(tenant: Tenant) -> 
     assert depth["t1"][0] == "summary" and depth["t12"] == ("full", "Ok.")
 
 
+def test_a_turn_titled_with_its_own_text_keeps_a_title_rung(tenant: Tenant) -> None:
+    session = layer(tenant, "session", tenant.root.pk)
+    said = "The nightly invoice export still runs on the old queue while the replica lag of the reports is fixed."
+    _turns(tenant, session, [said, *[LONG] * 11, "Ok."], titles={0: said})  # a client titling a turn with its text
+    body = ask(tenant, layer=session, query="zebra unrelated words", token_budget=8000, format="text", timeout_ms=0)
+    depth = {c["external_id"]: (c["depth"], c["text"]) for c in body["chunks"]}
+    assert depth["t0"] == ("title", "The nightly invoice export still runs on the old queue while the…")
+
+
 def _post(t: Tenant, session: int, content: str, **extra: object) -> int:
     body = {"layer": session, "kind": "message", "role": extra.pop("role", "user"), "content": content, **extra}
     response = t.client.post("/api/v1/items/", body, format="json")

@@ -103,6 +103,15 @@ def test_long_messages_get_the_llms_summary_and_title_rungs_written_in_batches(
         assert depths(tenant, session)["t12"][1].startswith("Q1 note: the billing export needs a decision")
 
 
+def test_a_turn_titled_with_its_own_text_gets_the_llms_title(llm: FakeProvider, tenant: Tenant) -> None:
+    session = conversation(tenant)
+    first = Layer.objects.get(pk=session).items.get(external_id="t0").pk
+    titled = tenant.client.patch(f"/api/v1/items/{first}/", {"title": LONG[0]}, format="json")
+    assert titled.status_code == 200, titled.json()
+    communities_refresh(layer_id=session, llm_now=True)
+    assert depths(tenant, session)["t0"] == ("title", "Q0 title")  # its own title is no shorter than the summary
+
+
 def graph_resolutions(viewer: Client, session: int) -> dict[str, str]:
     """Each turn's resolution on the session page's conversation graph, by external id."""
     response = viewer.get(f"/sessions/{session}/")
