@@ -73,6 +73,7 @@ MIDDLEWARE = [
     # First: the request's span (off unless OTEL_* asks for tracing) covers the rest of the chain.
     "apps.core.telemetry.middleware.TraceContextMiddleware",
     "apps.metrics.middleware.RequestMetricsMiddleware",
+    "apps.core.server_timing.ServerTimingMiddleware",  # after the arrival stamp: `app` counts from it
     "apps.core.degraded.DegradedWarningsMiddleware",
     "apps.core.db_health.DatabaseAvailabilityMiddleware",
     "apps.core.middleware.StrictInputMiddleware",

@@ -227,10 +227,39 @@ def phase_line(phase: Phase, unloaded_p95: float | None) -> str:
     )
 
 
+def _server_p(samples: list[Sample], name: str, q: int) -> str:
+    """The q-th percentile of the server's figure `name` over the successful samples, or '-'."""
+    values = sorted(v for s in samples if s.ok and (v := s.server_ms(name)) is not None)
+    if not values:
+        return "-"
+    return f"{values[0] if len(values) == 1 else statistics.quantiles(values, n=100, method='inclusive')[q - 1]:.1f}"
+
+
+WHERE_HEADER = (
+    f"{'phase':<15} {'slot wait p50/p95':>18} {'in slot p50/p95':>16} {'server p50/p95':>16} "
+    f"{'attacker in slot p50/p95':>25}"
+)
+
+
+def where_line(phase: Phase) -> str:
+    """Where the victim's time went, from its answers' Server-Timing: waiting for its process's slot,
+    in the slot (its assembly), and in the server in all; and how long the attacker's held a slot."""
+
+    def pair(samples: list[Sample], name: str) -> str:
+        return f"{_server_p(samples, name, 50)}/{_server_p(samples, name, 95)}"
+
+    attacker = pair(phase.attacker, "slot") if phase.attackers else "-"
+    return (
+        f"{phase.name:<15} {pair(phase.victim, 'slot-wait'):>18} {pair(phase.victim, 'slot'):>16} "
+        f"{pair(phase.victim, 'app'):>16} {attacker:>25}"
+    )
+
+
 def report_lines(phases: list[Phase]) -> list[str]:
-    """The table (ratios against the first unloaded p95) and whether the goal was met."""
+    """The table (ratios against the first unloaded p95), where the victim's time went, and whether
+    the goal was met."""
     unloaded = _p(phases[0].victim, 95)
-    lines = [HEADER, *(phase_line(p, unloaded) for p in phases)]
+    lines = [HEADER, *(phase_line(p, unloaded) for p in phases), "", WHERE_HEADER, *map(where_line, phases), ""]
     goal = [p for p in phases if p.attackers in GOAL_BURSTS]
     worst = max((_p(p.victim, 95) / unloaded for p in goal), default=float("nan"))
     server_errors = sum(s.error.startswith("5") for p in phases for s in p.victim)

@@ -18,6 +18,16 @@ that wait. A request whose workspace is below its share waits only for the worke
 when a slot frees, and may wait UNDER_SHARE_WAIT times as long: another tenant's flood should not get
 it refused (with 250 ms for all, the victim of `bench_tenants` got two 429s under a burst of 80).
 Cache hits take no slot: they are cheap.
+
+A running request also gives its slot up between stages (`Slot.checkpoint`, asked wherever the
+request's deadline is: before each search, source and ranking, and before each candidate packed) to a
+waiting workspace that has used the process's slots less lately: slot time is charged to each
+workspace and halves every USAGE_HALF_LIFE seconds, and a waiter whose workspace used at least
+SLICE_SECONDS less goes first. So a tenant that sends a request now and then waits for the stage a
+flood's assembly is in, not for the whole assembly (two equal floods alternate about every
+SLICE_SECONDS). The paused request keeps its database connection and its place at the head of its
+workspace's queue (it counts in its workspace's share while paused, not in the process's total),
+and goes on when its turn comes; it is never refused.
 """
 
 from __future__ import annotations
@@ -33,13 +43,15 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from apps.core import errors
+from apps.core import errors, server_timing
 from apps.core.db_health import note_overloaded
 from apps.core.errors import TooManyRequests
 from apps.metrics.registry import OVERLOADED
 
 RETRY_AFTER_SECONDS = 1
 UNDER_SHARE_WAIT = 4  # times WORKSPACE_QUEUE_MS that a workspace below its own share may wait
+USAGE_HALF_LIFE = 2.0  # seconds: a workspace's slot time counts half after this long
+SLICE_SECONDS = 0.01  # a waiter goes before a running request whose workspace used this much more
 
 
 @dataclass(eq=False)
@@ -47,6 +59,7 @@ class _Waiter:
     workspace_id: int
     seq: int
     admitted: bool = False
+    paused: bool = False  # gave its slot up between stages; goes on when admitted again
 
 
 class FairGate:
@@ -60,27 +73,51 @@ class FairGate:
         self._seq = itertools.count()
         self._turns = itertools.count()
         self._last_turn: dict[int, int] = {}  # when each workspace running or waiting was last admitted
+        self._paused: Counter[int] = Counter()  # requests that gave their slot up and wait to go on
+        self._usage: dict[int, tuple[float, float]] = {}  # slot seconds (decaying), as of monotonic time
 
-    def _room(self, workspace_id: int) -> bool:
-        if self.per_workspace and self._running[workspace_id] >= self.per_workspace:
+    def _room(self, waiter: _Waiter) -> bool:
+        """Whether `waiter` may run now: a paused request holds its workspace's share already."""
+        workspace_id = waiter.workspace_id
+        if (
+            not waiter.paused
+            and self.per_workspace
+            and self._running[workspace_id] + self._paused[workspace_id] >= self.per_workspace
+        ):
             return False
         return not self.total or self._running.total() < self.total
+
+    def _used(self, workspace_id: int, now: float) -> float:
+        """The workspace's slot seconds, each counting half after USAGE_HALF_LIFE."""
+        used, at = self._usage.get(workspace_id, (0.0, now))
+        return used * 0.5 ** ((now - at) / USAGE_HALF_LIFE)
+
+    def _charge(self, workspace_id: int, seconds: float, now: float) -> None:
+        self._usage[workspace_id] = (self._used(workspace_id, now) + seconds, now)
+        if len(self._usage) > 4096:  # forget the workspaces whose use has faded
+            self._usage = {ws: (u, at) for ws, (u, at) in self._usage.items() if self._used(ws, now) > 1e-3}
 
     def _admit(self) -> None:
         """Hand free slots to queue heads: the workspace with the fewest running first, then the one
         admitted longest ago (turns go round the workspaces: a flood's older waiters do not go before
         another tenant's one), then the oldest waiter."""
+        now = time.monotonic()
         while True:
             heads = [
-                (self._running[ws], self._last_turn.get(ws, -1), q[0].seq, ws)
+                (self._running[ws], int(self._used(ws, now) / SLICE_SECONDS), self._last_turn.get(ws, -1), q[0].seq, ws)
                 for ws, q in self._queues.items()
-                if self._room(ws)
+                if self._room(q[0])
             ]
             if not heads:
                 return
-            workspace_id = min(heads)[3]
+            workspace_id = min(heads)[-1]
             queue = self._queues[workspace_id]
-            queue.popleft().admitted = True
+            waiter = queue.popleft()
+            waiter.admitted = True
+            if waiter.paused:
+                self._paused[workspace_id] -= 1
+                if self._paused[workspace_id] <= 0:
+                    del self._paused[workspace_id]
             if not queue:
                 del self._queues[workspace_id]
             self._running[workspace_id] += 1
@@ -88,7 +125,7 @@ class FairGate:
 
     def _forget(self, workspace_id: int) -> None:
         """A workspace neither running nor waiting starts afresh (first in turn when it comes back)."""
-        if workspace_id not in self._running and workspace_id not in self._queues:
+        if workspace_id not in self._running and workspace_id not in self._queues and workspace_id not in self._paused:
             self._last_turn.pop(workspace_id, None)
 
     def enter(self, *, workspace_id: int, wait: float, before_waiting: Callable[[], None] | None = None) -> bool:
@@ -115,9 +152,49 @@ class FairGate:
                 self._cond.wait(left)
             return True
 
-    def leave(self, *, workspace_id: int) -> None:
-        """Give the slot back; the next waiter in fair order takes it."""
+    def checkpoint(self, *, workspace_id: int, since: float) -> float:
+        """Between two stages of a request running since `since` (monotonic): if a waiting workspace
+        has used the slots at least SLICE_SECONDS less than this one (this run included), give the slot
+        up, wait at the head of this workspace's queue until admitted again, and return when this run
+        goes on (the new `since`); else return `since` at once."""
+        if not self._queues:  # nobody waits: the usual case, read without the lock
+            return since
         with self._cond:
+            now = time.monotonic()
+            mine = self._used(workspace_id, now) + (now - since)
+            if not any(
+                ws != workspace_id and self._used(ws, now) + SLICE_SECONDS < mine
+                for ws, queue in self._queues.items()
+                if self._room_if_left(queue[0], workspace_id)
+            ):
+                return since
+            self._charge(workspace_id, now - since, now)
+            waiter = _Waiter(workspace_id, next(self._seq), paused=True)
+            self._queues.setdefault(workspace_id, deque()).appendleft(waiter)
+            self._paused[workspace_id] += 1
+            self._running[workspace_id] -= 1
+            if self._running[workspace_id] <= 0:
+                del self._running[workspace_id]
+            self._admit()
+            self._cond.notify_all()
+            while not waiter.admitted:
+                self._cond.wait()
+            return time.monotonic()
+
+    def _room_if_left(self, waiter: _Waiter, leaving: int) -> bool:
+        """Whether `waiter` could run once a request of workspace `leaving` gave its slot up."""
+        self._running[leaving] -= 1
+        try:
+            return self._room(waiter)
+        finally:
+            self._running[leaving] += 1
+
+    def leave(self, *, workspace_id: int, since: float | None = None) -> None:
+        """Give the slot back (charging the time since `since` to the workspace); the next waiter in
+        fair order takes it."""
+        with self._cond:
+            if since is not None:
+                self._charge(workspace_id, time.monotonic() - since, time.monotonic())
             self._running[workspace_id] -= 1
             if self._running[workspace_id] <= 0:
                 del self._running[workspace_id]
@@ -129,6 +206,11 @@ class FairGate:
         """No other workspace runs or waits in this process."""
         with self._cond:
             return all(ws == workspace_id for ws in self._running) and all(ws == workspace_id for ws in self._queues)
+
+    def waiting(self, workspace_id: int) -> int:
+        """Requests of the workspace waiting for a slot, paused ones included."""
+        with self._cond:
+            return len(self._queues.get(workspace_id, ()))
 
     def running(self, workspace_id: int | None = None) -> int:
         with self._cond:
@@ -155,15 +237,44 @@ def _give_back_connection() -> None:
         connection.close()
 
 
+class Slot:
+    """A request's hold on its process's slot. `between_stages(cancelled)` is the request's check
+    between stages: it lets a waiting workspace that used the slots less go first (FairGate.checkpoint),
+    then asks `cancelled`."""
+
+    def __init__(self, slots: FairGate | None, workspace_id: int) -> None:
+        self._slots, self._workspace_id = slots, workspace_id
+        self.since = time.monotonic()  # when this run in the slot began (again, after a pause)
+        self.paused = 0.0  # seconds spent paused for other workspaces
+
+    def checkpoint(self) -> None:
+        if self._slots is None:
+            return
+        before = time.monotonic()
+        since = self._slots.checkpoint(workspace_id=self._workspace_id, since=self.since)
+        if since != self.since:
+            self.paused += since - before
+            self.since = since
+
+    def between_stages(self, cancelled: Callable[[], bool] | None) -> Callable[[], bool]:
+        def check() -> bool:
+            self.checkpoint()
+            return cancelled is not None and cancelled()
+
+        return check
+
+
 @contextmanager
-def workspace_slot(*, workspace_id: int, what: str = "request") -> Iterator[None]:
+def workspace_slot(*, workspace_id: int, what: str = "request") -> Iterator[Slot]:
     """Run the body in one of the process's slots for `workspace_id`; TooManyRequests (429
-    `overloaded`, Retry-After) if none comes within WORKSPACE_QUEUE_MS."""
+    `overloaded`, Retry-After) if none comes within WORKSPACE_QUEUE_MS. The body may give the slot up
+    between its stages through the Slot it is given (`between_stages`)."""
     slots = gate()
     if not (slots.total or slots.per_workspace):
-        yield
+        yield Slot(None, workspace_id)
         return
     wait = settings.WORKSPACE_QUEUE_MS / 1000
+    asked = time.perf_counter()
     if not slots.per_workspace or slots.running(workspace_id) < slots.per_workspace:
         wait *= UNDER_SHARE_WAIT  # it waits only for the worker's total, behind none of its own: it is next
     elif slots.alone(workspace_id):
@@ -176,7 +287,12 @@ def workspace_slot(*, workspace_id: int, what: str = "request") -> Iterator[None
             retry_after=RETRY_AFTER_SECONDS,
             code=errors.OVERLOADED,
         )
+    admitted = time.perf_counter()
+    server_timing.note("slot-wait", (admitted - asked) * 1000)
+    slot = Slot(slots, workspace_id)
     try:
-        yield
+        yield slot
     finally:
-        slots.leave(workspace_id=workspace_id)
+        slots.leave(workspace_id=workspace_id, since=slot.since)
+        server_timing.note("slot", (time.perf_counter() - admitted - slot.paused) * 1000)
+        server_timing.note("slot-paused", slot.paused * 1000)

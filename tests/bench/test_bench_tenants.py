@@ -21,9 +21,12 @@ def test_the_victim_never_gets_a_5xx_while_the_attacker_saturates_the_worker(
     transactional_db: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # One worker with four pooled connections, a share of two: 40 attacker clients would hold every
-    # connection for longer than the pool's timeout without the shares.
+    # connection for longer than the pool's timeout without the shares. A queue wait of 50 ms (200 ms
+    # below the share) makes the attacker's refusals certain however fast the machine: with the
+    # default 250 ms (1 s below the share), a fast one drained the attacker's queue of 39 in time.
     monkeypatch.setenv("DB_POOL_MAX", "4")
     monkeypatch.setenv("WORKSPACE_MAX_CONCURRENT", "2")
+    monkeypatch.setenv("WORKSPACE_QUEUE_MS", "50")
     out = io.StringIO()
     call_command(
         "bench_tenants", items=200, seconds=3, pace=0.05, bursts="8,40", workers=1, port=port_free_in(PORTS), stdout=out

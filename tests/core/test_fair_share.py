@@ -92,6 +92,68 @@ def test_turns_go_round_the_workspaces_when_the_freed_slot_was_the_floods_own() 
     assert order == [2, 1, 2, 1, 1, 1, 1]
 
 
+def test_a_waiter_that_used_the_slot_more_does_not_pause_the_running_request() -> None:
+    slots = FairGate(total=1, per_workspace=0)
+    assert slots.enter(workspace_id=1, wait=0)
+    slots.leave(workspace_id=1, since=time.monotonic() - 1.0)  # workspace 1 is the heavy one
+    assert slots.enter(workspace_id=2, wait=0)
+    since = time.monotonic() - 0.05
+    queued = threading.Semaphore(0)
+    got: list[bool] = []
+    waiter = threading.Thread(
+        target=lambda: got.append(slots.enter(workspace_id=1, wait=5, before_waiting=queued.release))
+    )
+    waiter.start()
+    assert queued.acquire(timeout=5)
+    assert slots.checkpoint(workspace_id=2, since=since) == since  # the light one goes on
+    assert got == []
+    slots.leave(workspace_id=2, since=since)
+    waiter.join(5)
+    assert got == [True]
+
+
+def test_a_paused_request_keeps_its_workspaces_share_and_goes_on_before_the_workspaces_next() -> None:
+    # One slot, one per workspace: workspace 1 (heavy) is paused for workspace 2; a second request of
+    # workspace 1 queues behind the paused one, which goes on first once workspace 2 is done.
+    slots = FairGate(total=1, per_workspace=1)
+    assert slots.enter(workspace_id=1, wait=0)
+    slots.leave(workspace_id=1, since=time.monotonic() - 1.0)
+    assert slots.enter(workspace_id=1, wait=0)
+    since = time.monotonic()
+    order: list[str] = []
+    queued = threading.Semaphore(0)
+
+    def light() -> None:
+        if slots.enter(workspace_id=2, wait=5, before_waiting=queued.release):
+            order.append("light")
+            wait_until(lambda: slots.waiting(1) == 2, timeout=5, interval=0.01)  # paused + the next one
+            slots.leave(workspace_id=2, since=time.monotonic())
+
+    def heavy_next() -> None:
+        if slots.enter(workspace_id=1, wait=5, before_waiting=queued.release):
+            order.append("heavy next")
+            slots.leave(workspace_id=1)
+
+    threading.Thread(target=light).start()
+    assert queued.acquire(timeout=5)
+    nxt = threading.Thread(target=heavy_next)
+
+    def start_next_once_paused() -> None:
+        wait_until(lambda: "light" in order, timeout=5, interval=0.01)
+        nxt.start()
+
+    starter = threading.Thread(target=start_next_once_paused)
+    starter.start()
+    resumed = slots.checkpoint(workspace_id=1, since=since)  # gives the slot to workspace 2, then goes on
+    order.append("heavy goes on")
+    assert resumed > since
+    assert order == ["light", "heavy goes on"]  # the next request of workspace 1 did not pass the paused one
+    slots.leave(workspace_id=1, since=resumed)
+    starter.join(5)
+    nxt.join(5)
+    assert order == ["light", "heavy goes on", "heavy next"]
+
+
 def test_it_gives_back_the_waiting_requests_database_connection_before_it_waits() -> None:
     slots = FairGate(total=1, per_workspace=0)
     assert slots.enter(workspace_id=1, wait=0)

@@ -40,11 +40,15 @@ def assemble_or_cancel(
     try:
         # Reads from a streaming replica holding the workspace's current version (apps/core/replicas.py).
         with (
-            workspace_slot(workspace_id=workspace.pk, what="context assembly"),
+            workspace_slot(workspace_id=workspace.pk, what="context assembly") as slot,
             replica_reads(workspace_id=workspace.pk),
         ):
             outcome = assemble_outcome(
-                workspace=workspace, params=params, started=started, cancelled=cancelled, profile_draft=profile_draft
+                workspace=workspace,
+                params=params,
+                started=started,
+                cancelled=slot.between_stages(cancelled),  # a waiting tenant may go first between stages
+                profile_draft=profile_draft,
             )
         if cancelled is not None and cancelled():
             raise AssemblyCancelled("record")  # assembled, but nobody waits for it: leave no trace

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from apps.assembly.params import ContextParams
 from apps.assembly.services import context_assemble
+from apps.core import server_timing
 from apps.core.errors import DomainError
 from apps.workspaces.models import Workspace
 
@@ -27,10 +28,18 @@ class Sample:
     cached: bool = False
     error: str = ""  # a failed request: its status and error code, or the connection error
     retry_after: float = 0.0  # a failed request's Retry-After header, in seconds (0: none)
+    server: tuple[tuple[str, float], ...] = ()  # the answer's Server-Timing figures (apps/core/server_timing.py)
+
+    def server_ms(self, name: str) -> float | None:
+        """The server's figure `name` in ms (`slot-wait`, `slot`, `app`), or None if it sent none."""
+        found = [ms for n, ms in self.server if n == name]
+        return sum(found) if found else None
 
 
-def _sample(ms: float, body: dict[str, Any]) -> Sample:
-    return Sample(ms, True, int(body["total_tokens"]), bool(body.get("partial")), bool(body.get("cached")))
+def _sample(ms: float, body: dict[str, Any], server: tuple[tuple[str, float], ...] = ()) -> Sample:
+    return Sample(
+        ms, True, int(body["total_tokens"]), bool(body.get("partial")), bool(body.get("cached")), server=server
+    )
 
 
 def run_in_process(*, workspace: Workspace, bodies: list[dict[str, Any]]) -> list[Sample]:
@@ -67,7 +76,7 @@ def post_once(conn: http.client.HTTPConnection, path: str, body: bytes, headers:
         return Sample((time.perf_counter() - started) * 1000, False, error=type(exc).__name__)
     ms = (time.perf_counter() - started) * 1000
     if response.status == 200:
-        return _sample(ms, json.loads(payload))
+        return _sample(ms, json.loads(payload), server_timing.parse(response.getheader("Server-Timing")))
     try:
         code = json.loads(payload)["error"]["code"]
     except (ValueError, KeyError, TypeError):
