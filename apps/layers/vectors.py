@@ -2,8 +2,9 @@
 
 Filters (workspace, layers, kinds, types, dates) go into the same SQL statement as the distance
 ordering, so the index scan and the filters are one query. A small scope (a conversation, a
-session) is searched exactly instead: the HNSW graph spans every item of the database, and a
-filter that passes few of them makes its scan long and its answer approximate.
+session, a project of up to EXACT_SEARCH_MAX_ITEMS) is searched exactly instead: the HNSW graph
+spans every item of the database, and a filter that passes few of them makes its scan long and its
+answer approximate; a mid-size scope walks the graph with a wider candidate list (WIDE_EF_SEARCH).
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from django.db import connection as default_connection
+from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from apps.core import embeddings
@@ -29,13 +32,24 @@ HNSW_INDEX = "item_embedding_hnsw_cosine"
 
 _available: dict[tuple[str, ...], bool] = {}  # per database, for the process's life
 
-# Scopes of at most this many embedded items are searched exactly. At 100k bench items a session's
-# 3,500 took 9 ms of PostgreSQL CPU exactly and 24 ms by HNSW (recall@50 0.74 against exact), a
-# conversation's 7,900 took 13 ms and 8 ms (recall 0.64); the whole workspace by HNSW 2.4 ms.
-EXACT_SEARCH_MAX_ITEMS = 5_000
-SCOPE_SIZE_SECONDS = 60.0  # how long a scope's size class is remembered (per process)
+# The strategy by the scope's size (`search_strategy`), from `bench_assembly --scope-curve` at 100k items
+# (recall@50 against exact search and p50 of the search, bench vectors / LoCoMo vectors, load 2.4-3.1 on
+# 2 cores). Exact search costs ~1.4-2.1 ms per 1,000 items: 4.7 / 9.6 ms at 4,849 items, 13.9 / 21.2 at
+# 10,183, 20.8 / 30.8 at 15,033, 67.6 / 101.9 at 49,950. The iterative HNSW walk (settings'
+# ef_search 200) is no faster below ~5,000 (9.5 / 9.0 ms at 4,849) and finds 0.58-0.64 of the top 50
+# on the bench's near-duplicate clusters at every size from 4,849 up (0.999-1.0 on LoCoMo's). So: exact
+# while it stays within ~25 ms, then the walk with WIDE_EF_SEARCH candidates (at 15,033-49,950 items
+# 0.70-0.73 on bench, 1.0 on LoCoMo, for 6.4-9.3 ms against 1.7-4.6), then the settings' ef_search
+# past WIDE_SEARCH_MAX_ITEMS, whose whole-workspace walk ef_search was tuned for (--ef-search-curve).
+# Filtered HNSW without the iterative scan (VectorStrategy.HNSW) was never better: 0.17-0.63 at
+# 4,849-15,033 items, where the filter leaves too few of its candidates.
+EXACT_SEARCH_MAX_ITEMS = 12_000
+WIDE_SEARCH_MAX_ITEMS = 50_000
+WIDE_EF_SEARCH = 800
+SCOPE_COUNT_LIMIT = WIDE_SEARCH_MAX_ITEMS + 1  # a scope's count stops here: past it, the size decides nothing
+SCOPE_SIZE_SECONDS = 60.0  # how long a scope's size is remembered (per process)
 MAX_REMEMBERED_SCOPES = 1_024
-_small_scopes: dict[ItemFilters, tuple[float, bool]] = {}  # filters → (when counted, small)
+_scope_sizes: dict[ItemFilters, tuple[float, int]] = {}  # filters → (when counted, size up to the limit)
 
 
 def _database(conn: BaseDatabaseWrapper) -> tuple[str, ...]:
@@ -121,15 +135,42 @@ def vector_literal(value: Any) -> str:
     return "[" + ",".join([repr(float(x)) for x in floats]) + "]"
 
 
+class VectorStrategy(StrEnum):
+    """How a scope is searched: every item measured, or a walk of the HNSW graph filtered by the scope."""
+
+    EXACT = "exact"  # every embedded item of the scope measured: recall 1, cost grows with the scope
+    HNSW = "hnsw"  # filtered HNSW, no iterative scan: at most ef_search candidates, before the filter
+    ITERATIVE = "iterative"  # filtered HNSW with pgvector's iterative scan: walks on until `limit` rows pass
+    WIDE = "wide"  # the iterative scan with WIDE_EF_SEARCH candidates instead of settings.HNSW_EF_SEARCH
+
+
+def search_strategy(*, scope_size: int) -> VectorStrategy:
+    """The strategy for a scope of `scope_size` embedded items (see EXACT_SEARCH_MAX_ITEMS)."""
+    if scope_size <= EXACT_SEARCH_MAX_ITEMS:
+        return VectorStrategy.EXACT
+    return VectorStrategy.WIDE if scope_size <= WIDE_SEARCH_MAX_ITEMS else VectorStrategy.ITERATIVE
+
+
+# What a strategy sets for its statement, in a transaction of its own (connections start with the
+# iterative scan on and settings.HNSW_EF_SEARCH).
+_SETTING = {
+    VectorStrategy.HNSW: "SET LOCAL hnsw.iterative_scan = off",
+    VectorStrategy.WIDE: f"SET LOCAL hnsw.ef_search = {WIDE_EF_SEARCH}",
+}
+
+
 @dataclass(frozen=True)
 class VectorHit:
     item_id: int
     similarity: float
 
 
-def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int) -> list[VectorHit]:
+def nearest_items(
+    *, filters: ItemFilters, query_vector: np.ndarray, limit: int, strategy: VectorStrategy | None = None
+) -> list[VectorHit]:
     """Items nearest to the query by cosine similarity, filtered in the same statement; only vectors of
-    the configured model (`embeddings.model_label`) are compared with it.
+    the configured model (`embeddings.model_label`) are compared with it. `strategy`: by the scope's
+    size (`search_strategy`) unless given (the bench measures each).
 
     Returns [] when pgvector is unavailable: the caller falls back to keyword search.
     """
@@ -142,7 +183,9 @@ def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int)
     where.append("embedding_model = %s")
     params = [*params, embeddings.model_label()]
     conditions = " AND ".join(where)
-    if _small_scope(filters, conditions, params):
+    if strategy is None:
+        strategy = search_strategy(scope_size=_scope_size(filters, conditions, params))
+    if strategy is VectorStrategy.EXACT:
         # OFFSET 0 keeps the ORDER BY out of the scan: every item in scope is measured.
         sql = (
             "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
@@ -155,27 +198,36 @@ def nearest_items(*, filters: ItemFilters, query_vector: np.ndarray, limit: int)
             "SELECT id, 1 - distance FROM (SELECT id, embedding <=> %s::vector AS distance FROM layers_item "
             f"WHERE {conditions} ORDER BY distance LIMIT %s) nearest"
         )
-    with read_connection().cursor() as cur:  # a caught-up replica within replica_reads
-        cur.execute(sql, [vector_literal(query_vector), *params, limit])
-        hits = [VectorHit(item_id=row[0], similarity=float(row[1])) for row in cur.fetchall()]
+    args = [vector_literal(query_vector), *params, limit]
+    conn = read_connection()  # a caught-up replica within replica_reads
+    if strategy in _SETTING:
+        with transaction.atomic(using=conn.alias), conn.cursor() as cur:
+            cur.execute(_SETTING[strategy])
+            cur.execute(sql, args)
+            rows = cur.fetchall()
+    else:
+        with conn.cursor() as cur:
+            cur.execute(sql, args)
+            rows = cur.fetchall()
+    hits = [VectorHit(item_id=row[0], similarity=float(row[1])) for row in rows]
     # relaxed_order may return rows slightly out of order; the caller ranks anyway, but keep it sorted.
     return sorted(hits, key=lambda h: -h.similarity)
 
 
-def _small_scope(filters: ItemFilters, conditions: str, params: list[Any]) -> bool:
-    """Whether at most EXACT_SEARCH_MAX_ITEMS embedded items pass the filters (counted at most once a
-    SCOPE_SIZE_SECONDS per scope and process; the count stops past the limit)."""
+def _scope_size(filters: ItemFilters, conditions: str, params: list[Any]) -> int:
+    """How many embedded items pass the filters, counted up to SCOPE_COUNT_LIMIT (at most once a
+    SCOPE_SIZE_SECONDS per scope and process)."""
     now = time.monotonic()
-    known = _small_scopes.get(filters)
+    known = _scope_sizes.get(filters)
     if known is not None and now - known[0] < SCOPE_SIZE_SECONDS:
         return known[1]
     with read_connection().cursor() as cur:
         cur.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM layers_item WHERE {conditions} LIMIT %s) scope",
-            [*params, EXACT_SEARCH_MAX_ITEMS + 1],
+            [*params, SCOPE_COUNT_LIMIT],
         )
-        small = bool(cur.fetchone()[0] <= EXACT_SEARCH_MAX_ITEMS)
-    if len(_small_scopes) >= MAX_REMEMBERED_SCOPES:
-        _small_scopes.clear()
-    _small_scopes[filters] = (now, small)
-    return small
+        size = int(cur.fetchone()[0])
+    if len(_scope_sizes) >= MAX_REMEMBERED_SCOPES:
+        _scope_sizes.clear()
+    _scope_sizes[filters] = (now, size)
+    return size

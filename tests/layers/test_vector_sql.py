@@ -1,5 +1,5 @@
-"""The SQL vector search sends (apps/layers/vectors.py, apps/layers/filters.py): exact literals; the HNSW index
-for a large scope, an exact scan for a small one."""
+"""The SQL vector search sends (apps/layers/vectors.py, apps/layers/filters.py): exact literals; an exact scan
+for a small scope, the HNSW index with a wide candidate list for a mid-size one, with the settings' for a large one."""
 
 from __future__ import annotations
 
@@ -14,7 +14,14 @@ from apps.layers.embedder import items_embed_pending
 from apps.layers.filters import ItemFilters, id_array
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create
-from apps.layers.vectors import HNSW_INDEX, nearest_items, parse_db_vector, vector_literal
+from apps.layers.vectors import (
+    HNSW_INDEX,
+    VectorStrategy,
+    nearest_items,
+    parse_db_vector,
+    search_strategy,
+    vector_literal,
+)
 from tests.support.tenants import Tenant
 
 
@@ -93,7 +100,7 @@ def test_a_large_scope_walks_the_hnsw_index_and_a_small_one_is_searched_exactly(
     assert exact_sql.count("::vector") == 1 and HNSW_INDEX not in plan_of(exact_sql)
 
     monkeypatch.setattr(vectors, "EXACT_SEARCH_MAX_ITEMS", 1)
-    monkeypatch.setattr(vectors, "_small_scopes", {})
+    monkeypatch.setattr(vectors, "_scope_sizes", {})
     approximate, hnsw_sql = vector_statement(filters, vector)
     assert approximate == exact and hidden[0] not in {item for item, _ in approximate}
     assert hnsw_sql.count("::vector") == 1 and f"Index Scan using {HNSW_INDEX}" in plan_of(hnsw_sql)
@@ -108,3 +115,29 @@ def test_a_scopes_size_is_counted_once_a_while(tenant: Tenant) -> None:
             nearest_items(filters=filters, query_vector=vector, limit=10)
     counts = [q["sql"] for q in queries.captured_queries if "count(*)" in q["sql"]]
     assert len(counts) <= 1 and len(queries.captured_queries) - len(counts) == 3
+
+
+def test_the_scope_size_picks_the_strategy() -> None:
+    exact, wide = vectors.EXACT_SEARCH_MAX_ITEMS, vectors.WIDE_SEARCH_MAX_ITEMS
+    assert 0 < exact < wide < vectors.SCOPE_COUNT_LIMIT  # the count reaches past every threshold
+    assert [search_strategy(scope_size=n) for n in (0, 1, exact)] == [VectorStrategy.EXACT] * 3
+    assert [search_strategy(scope_size=n) for n in (exact + 1, wide)] == [VectorStrategy.WIDE] * 2
+    assert [search_strategy(scope_size=n) for n in (wide + 1, 10**7)] == [VectorStrategy.ITERATIVE] * 2
+
+
+@pytest.mark.django_db
+def test_a_mid_size_scope_walks_the_index_with_a_wider_candidate_list(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, hidden, vector = searched(tenant)
+    filters = ItemFilters(workspace_id=tenant.workspace.pk, layer_ids=(tenant.root.pk,))
+    exact, _ = vector_statement(filters, vector)
+    monkeypatch.setattr(vectors, "EXACT_SEARCH_MAX_ITEMS", 1)
+    for wide_up_to, widened in ((10, True), (1, False)):
+        monkeypatch.setattr(vectors, "WIDE_SEARCH_MAX_ITEMS", wide_up_to)
+        monkeypatch.setattr(vectors, "_scope_sizes", {})
+        with CaptureQueriesContext(connection) as queries:
+            hits = nearest_items(filters=filters, query_vector=vector, limit=10)
+        sent = [q["sql"] for q in queries.captured_queries]
+        assert (f"SET LOCAL hnsw.ef_search = {vectors.WIDE_EF_SEARCH}" in sent) is widened, sent
+        assert [(h.item_id, h.similarity) for h in hits] == exact and hidden[0] not in {h.item_id for h in hits}

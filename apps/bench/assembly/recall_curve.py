@@ -39,7 +39,7 @@ def _search(filters: ItemFilters, vector: np.ndarray, k: int, settings_sql: str)
         return [hit.similarity for hit in hits], (time.perf_counter() - started) * 1000
 
 
-def _recall(found: list[float], exact: list[float], k: int) -> float:
+def recall_at(found: list[float], exact: list[float], k: int) -> float:
     """Share of the k answers at least as similar as the exact k-th (less the tie margin)."""
     if not exact:
         return 1.0
@@ -58,7 +58,7 @@ def ef_search_curve(*, workspace_id: int, vectors: list[np.ndarray], efs: list[i
         found, times = zip(
             *(_search(filters, v, k, f"SET LOCAL hnsw.ef_search = {int(ef)}") for v in vectors), strict=True
         )
-        recall = statistics.fmean(_recall(f, e, k) for f, e in zip(found, exact, strict=True))
+        recall = statistics.fmean(recall_at(f, e, k) for f, e in zip(found, exact, strict=True))
         ordered = sorted(times)
         points.append(CurvePoint(ef, recall, statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]))
     return points

@@ -129,8 +129,15 @@ def _copy_chunks(
         yield chunk
 
 
-def bench_seed(*, items: int, seed: int = 7, rebuild_index_from: int = REBUILD_INDEX_FROM) -> Seeded:
+def bench_seed(
+    *,
+    items: int,
+    seed: int = 7,
+    rebuild_index_from: int = REBUILD_INDEX_FROM,
+    corpus: tuple[list[str], np.ndarray] | None = None,
+) -> Seeded:
     """A fresh workspace with `items` embedded items under one project with `items / 500` sessions.
+    `corpus`: texts and their vectors for the items to jitter (else the bench's passages, embedded).
 
     Needs committed writes (no surrounding transaction): a server in another process reads them.
     A failed seed deletes its workspace.
@@ -146,8 +153,11 @@ def bench_seed(*, items: int, seed: int = 7, rebuild_index_from: int = REBUILD_I
     workspace, key = workspace_create(slug=f"bench-{int(time.time())}-{rng.randrange(10**6)}")
     rebuild = items >= rebuild_index_from
     try:
-        texts = passages(rng)
-        base = embeddings.embed_passages(texts)
+        if corpus is None:
+            texts = passages(rng)
+            base = embeddings.embed_passages(texts)
+        else:
+            texts, base = corpus
         phase(f"{len(texts)} passage embeddings")
         if rebuild:  # binary COPY of generated chunks, the indexes built after the load
             layers = _layers(workspace, max(1, items // SESSION_SIZE))

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.bench.assembly import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
 from apps.bench.assembly.corpus import request_bodies
 from apps.bench.assembly.recall_curve import ef_search_curve
+from apps.bench.assembly.scope_recall import scope_recall_curve, scope_vectors, scopes
 from apps.bench.assembly.seed import Seeded
 from apps.bench.assembly.tracing_cost import off_path_ns, tracing_cost
 
@@ -49,6 +50,19 @@ class Command(BaseCommand):
             "and the search latency for each (on the seeded or reused workspace), instead of the timings",
         )
         parser.add_argument(
+            "--scope-curve",
+            metavar="SIZES",
+            help="comma-separated scope sizes (items): print recall@RETRIEVAL_CANDIDATES against exact search and "
+            "the search latency of each strategy at scopes of those sizes and at the whole workspace of --items, "
+            "instead of the timings; one workspace per --vectors set, seeded and deleted in turn",
+        )
+        parser.add_argument(
+            "--vectors",
+            default="bench",
+            help="with --scope-curve, comma-separated: bench (the bench's passages and questions) and/or locomo "
+            "(the LoCoMo development set's turns and questions, embedded once and kept under VAR_DIR)",
+        )
+        parser.add_argument(
             "--tracing-cost",
             type=int,
             metavar="ROUNDS",
@@ -75,6 +89,9 @@ class Command(BaseCommand):
             workers=options["workers"],
             embedding_batch=options["embedding_batch"],
         )
+        if options["scope_curve"]:
+            self._scope_curve(options["items"], options["scope_curve"], options["vectors"], options["queries"])
+            return
         if options["reuse"]:
             try:
                 seeded = bench_reuse(slug=options["reuse"])
@@ -117,6 +134,35 @@ class Command(BaseCommand):
         self.stdout.write(f"{'ef_search':>9} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
         for point in ef_search_curve(workspace_id=seeded.workspace.pk, vectors=vectors, efs=efs, k=k):
             self.stdout.write(f"{point.ef_search:>9} {point.recall:>7.3f} {point.p50_ms:>7.1f} {point.p95_ms:>7.1f}")
+
+    def _scope_curve(self, items: int, values: str, sets: str, queries: int) -> None:
+        try:
+            sizes = sorted({int(part) for part in values.split(",") if part.strip()})
+        except ValueError as exc:
+            raise CommandError(f"--scope-curve takes comma-separated integers, got {values!r}") from exc
+        names = [part.strip() for part in sets.split(",") if part.strip()]
+        if not sizes or sizes[0] < 1 or not names or not set(names) <= {"bench", "locomo"}:
+            raise CommandError("--scope-curve takes sizes >= 1, --vectors bench and/or locomo")
+        k = settings.RETRIEVAL_CANDIDATES
+        for name in names:
+            corpus, vectors = scope_vectors(name=name, queries=queries)
+            started = time.perf_counter()
+            seeded = bench_seed(items=items, corpus=corpus)
+            self.stdout.write(
+                f"\n{name} vectors: {items:,} items seeded in {time.perf_counter() - started:.0f} s, "
+                f"{len(vectors)} query vectors, recall@{k} against exact search; load {os.getloadavg()[0]:.2f}"
+            )
+            try:
+                scoped = scopes(workspace_id=seeded.workspace.pk, sizes=sizes)
+                self.stdout.write(f"{'scope':>8} {'strategy':<22} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
+                for point in scope_recall_curve(scoped=scoped, vectors=vectors, k=k):
+                    self.stdout.write(
+                        f"{point.scope:>8,} {point.variant:<22} {point.recall:>7.3f} {point.p50_ms:>7.1f} "
+                        f"{point.p95_ms:>7.1f}"
+                    )
+            finally:
+                bench_delete(seeded=seeded)
+        self.stdout.write(f"load after: {os.getloadavg()[0]:.2f}")
 
     def _tracing_cost(self, seeded: Seeded, rounds: int, per_round: int, budget: int) -> None:
         tickets = iter(random.Random().sample(range(100_000, 1_000_000), 2 * (rounds + 1) * per_round))
