@@ -20,6 +20,7 @@ from apps.assembly.services import context_assemble, context_preview, records_fl
 from apps.assembly.trace_sections import trace_sections
 from apps.core.client_gone import client_gone
 from apps.core.errors import NotFound
+from apps.core.fair_share import workspace_slot
 from apps.core.renderers import OrjsonRenderer
 from apps.core.serializers import FiniteFloatField, FloatVectorField, StrictSerializer
 from apps.engine.format import FORMATS
@@ -160,6 +161,12 @@ class ContextApi(APIView):
 
     @extend_schema(request=Input, responses=Output)
     def post(self, request: Request) -> Response:
+        # The whole request after authentication runs in its process's slot for the workspace
+        # (apps/core/fair_share.py), so a request waiting for its turn costs no interpreter time.
+        with workspace_slot(workspace_id=workspace_of(request).pk, what="context assembly"):
+            return self._post(request)
+
+    def _post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)
@@ -182,6 +189,10 @@ class ContextPreviewApi(APIView):
 
     @extend_schema(request=ContextApi.Input, responses=Output)
     def post(self, request: Request) -> Response:
+        with workspace_slot(workspace_id=workspace_of(request).pk, what="context preview"):  # as POST /context/
+            return self._post(request)
+
+    def _post(self, request: Request) -> Response:
         data = ContextApi.Input(data=request.data)
         data.is_valid(raise_exception=True)
         params = params_from(data.validated_data)

@@ -213,3 +213,25 @@ def test_a_lone_workspaces_burst_waits_longer_for_its_share_than_one_that_crowds
 
 def _has_length(values: list[int], length: int) -> bool:
     return len(values) == length
+
+
+@pytest.mark.django_db
+def test_the_context_api_holds_one_slot_for_the_whole_request_and_the_assembly_runs_in_it(
+    tenant: Tenant, settings: SettingsWrapper
+) -> None:
+    # One slot in all and one per workspace: the view's slot and the assembly's are the same one (a
+    # second would wait for the first, and be refused).
+    settings.WORKSPACE_MAX_CONCURRENT, settings.WORKER_MAX_CONCURRENT, settings.WORKSPACE_QUEUE_MS = 1, 1, 20
+    from apps.core.fair_share import workspace_slot
+
+    with workspace_slot(workspace_id=tenant.workspace.pk) as outer:
+        with workspace_slot(workspace_id=tenant.workspace.pk) as inner:
+            assert inner is outer and gate().running() == 1
+    assert gate().running() == 0
+    answer = tenant.client.post(
+        "/api/v1/context/", {"layer": tenant.root.pk, "query": "what changed", "token_budget": 300}, format="json"
+    )
+    assert answer.status_code == 200, answer.content
+    assert gate().running() == 0
+    refused = tenant.client.post("/api/v1/context/", {"layer": tenant.root.pk, "token_budget": -1}, format="json")
+    assert refused.status_code == 400 and gate().running() == 0  # bad input is still a 400, the slot given back

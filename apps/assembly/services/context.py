@@ -25,7 +25,7 @@ from apps.assembly.services.cancel import assemble_or_cancel
 from apps.assembly.services.record import record_assembled, record_cache_hit
 from apps.assembly.spans import assembly_annotate, assembly_started
 from apps.conversations.access import note_served
-from apps.core import background, telemetry
+from apps.core import background, fair_share, telemetry
 from apps.core.versions import pinned_reads
 from apps.metrics.registry import ASSEMBLY_CACHE
 from apps.workspaces.models import ApiKey, Workspace
@@ -86,8 +86,10 @@ def _assemble(
         return result
     ASSEMBLY_CACHE.labels(result="miss").inc()
     outcome = assemble_or_cancel(workspace=workspace, params=params, started=started, cancelled=cancelled)
+    fair_share.checkpoint()  # the caller may hold the slot on (the API's view): another stage boundary
     result = result_of(outcome)
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key, origin=origin)
+    fair_share.checkpoint()
     _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)
     if span is not None:
         annotated(span, workspace=workspace, params=params, outcome=outcome, result=result)
