@@ -26,10 +26,14 @@ from apps.assembly.services.record import record_assembled, record_cache_hit
 from apps.assembly.spans import assembly_annotate, assembly_started
 from apps.conversations.access import note_served
 from apps.core import background, fair_share, telemetry
-from apps.core.versions import pinned_reads
+from apps.core.versions import pinned_reads, version_unread
 from apps.metrics.registry import ASSEMBLY_CACHE
 from apps.workspaces.models import ApiKey, Workspace
 
+VERSION_UNREAD = (
+    "the workspace's content version could not be read in time (the database is overloaded or a table is "
+    "locked): this context was assembled without the cache and is not cached"
+)
 # Deadline warm-ups are dropped when this many background tasks already wait (overload).
 WARM_QUEUE_LIMIT = 8
 
@@ -72,7 +76,8 @@ def _assemble(
     started = time.perf_counter() if started is None else started
     params = redacted(workspace, params)
     key = cache_key(workspace_id=workspace.pk, params=params)
-    cached = cached_get(key)
+    uncached = version_unread(workspace.pk)  # no cache without the version: assembled, not cached
+    cached = None if uncached else cached_get(key)
     if cached is not None:
         ASSEMBLY_CACHE.labels(result="hit").inc()
         elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -88,6 +93,8 @@ def _assemble(
     outcome = assemble_or_cancel(workspace=workspace, params=params, started=started, cancelled=cancelled)
     fair_share.checkpoint()  # the caller may hold the slot on (the API's view): another stage boundary
     result = result_of(outcome)
+    if uncached:
+        result = replace(result, warnings=(*result.warnings, VERSION_UNREAD))
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key, origin=origin)
     fair_share.checkpoint()
     _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)
@@ -99,7 +106,7 @@ def _assemble(
         from apps.assembly.tasks import warm_context
 
         background.enqueue(warm_context, workspace.pk, params_to_json(params), telemetry.carried())
-    else:
+    elif not uncached:
         cached_put(
             key, CachedContext(result, outcome.resolved.layer.pk, scope_of(params=params, resolved=outcome.resolved))
         )

@@ -1,0 +1,79 @@
+"""Issue 22 step 2: overload degrades, it does not fail. A statement of a context assembly that does
+not finish in time (a statement or lock timeout) leaves out what it was for, and the answer says so;
+it is never a 503 `database_timeout`.
+
+The timeout is made deterministic by holding an ACCESS EXCLUSIVE lock (what a migration, a VACUUM
+FULL or autovacuum's truncation takes) from another connection while the request runs with a short
+lock_timeout."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from django.db import connection, connections
+
+from apps.layers.embedder import items_embed_pending
+from tests.support.tenants import Tenant, make_tenant
+
+FACTS = [f"Deploy note {i}: the billing service deploys on Tuesdays after review." for i in range(12)]
+
+
+def load(t: Tenant) -> int:
+    body = {"kind": "session", "name": "s", "parent": t.root.pk}
+    session = t.client.post("/api/v1/layers/", body, format="json").json()["id"]
+    items = [{"kind": "memory", "type": "fact", "content": text} for text in FACTS]
+    assert t.client.post("/api/v1/items/bulk/", {"layer": session, "items": items}, format="json").status_code == 201
+    items_embed_pending(workspace_id=t.workspace.pk)
+    return session
+
+
+@contextmanager
+def table_held(table: str, *, lock_timeout_ms: int = 300) -> Iterator[None]:
+    """`table` locked ACCESS EXCLUSIVE by another connection; this one waits at most `lock_timeout_ms`."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        other = connections.create_connection("default")
+        try:
+            with other.cursor() as cur:
+                cur.execute("BEGIN")
+                cur.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+                locked.set()
+                release.wait(30)
+                cur.execute("ROLLBACK")
+        finally:
+            other.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(30)
+        with connection.cursor() as cur:
+            cur.execute(f"SET lock_timeout = '{lock_timeout_ms}ms'")
+        yield
+    finally:
+        release.set()
+        holder.join(30)
+        with connection.cursor() as cur:
+            cur.execute("RESET lock_timeout")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unreadable_content_version_answers_without_the_cache_not_503() -> None:
+    t = make_tenant("overload-version")
+    session = load(t)
+    request = {"layer": session, "query": "when does billing deploy", "timeout_ms": 5000}
+    with table_held("core_contentversion"):
+        response = t.client.post("/api/v1/context/", request, format="json")
+        assert response.status_code == 200, response.content  # was 503 database_timeout
+        body = response.json()
+    assert body["chunks"] and body["cached"] is False
+    assert any("content version could not be read in time" in w and "not cached" in w for w in body["warnings"])
+    after = t.client.post("/api/v1/context/", request, format="json").json()
+    assert after["cached"] is False, "an answer assembled without its version is never cached"
+    assert not any("content version" in w for w in after["warnings"])
+    assert [c["id"] for c in after["chunks"]] == [c["id"] for c in body["chunks"]]
+    assert t.client.post("/api/v1/context/", request, format="json").json()["cached"] is True
