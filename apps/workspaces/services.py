@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from apps.core.errors import Conflict, DomainError, InvalidInput
@@ -18,6 +20,8 @@ from apps.workspaces.errors import INVALID_SLUG, LAST_ADMIN, WORKSPACE_EXISTS
 from apps.workspaces.keys import generate_secret, hash_secret
 from apps.workspaces.models import ApiKey, AuditTarget, Membership, Role, Scope, Workspace, default_scopes
 from apps.workspaces.signals import workspace_created
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,18 @@ def api_key_touch(*, api_key: ApiKey) -> None:
     """Record the key's last use, at most once a minute (it is read on every request)."""
     now = timezone.now()
     if api_key.last_used_at is None or (now - api_key.last_used_at).total_seconds() > 60:
-        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        try:
+            with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
+                ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        except DatabaseError as exc:
+            # Bookkeeping: a statement or lock timeout (the key's row held by another transaction, an
+            # overloaded server) leaves the last use as it was, it does not fail the request (issue 22).
+            from apps.core.db_health import classify  # here: db_health's imports reach back to this module
+
+            if classify(exc) != "timeout":
+                raise
+            log.warning("API key %s: its last use was not recorded in time: %s", api_key.pk, exc)
+            return
         api_key.last_used_at = now
 
 

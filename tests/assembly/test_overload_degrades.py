@@ -16,7 +16,8 @@ import pytest
 from django.db import connection, connections
 
 from apps.layers.embedder import items_embed_pending
-from tests.support.tenants import Tenant, make_tenant
+from apps.workspaces.models import ApiKey
+from tests.support.tenants import Tenant, admin_client, make_tenant
 
 FACTS = [f"Deploy note {i}: the billing service deploys on Tuesdays after review." for i in range(12)]
 
@@ -33,6 +34,14 @@ def load(t: Tenant) -> int:
 @contextmanager
 def table_held(table: str, *, lock_timeout_ms: int = 300) -> Iterator[None]:
     """`table` locked ACCESS EXCLUSIVE by another connection; this one waits at most `lock_timeout_ms`."""
+    with held(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE", lock_timeout_ms=lock_timeout_ms):
+        yield
+
+
+@contextmanager
+def held(statement: str, *, lock_timeout_ms: int = 300) -> Iterator[None]:
+    """The locks of `statement` held by another connection's open transaction; this one waits at most
+    `lock_timeout_ms` for a lock."""
     locked, release = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -40,7 +49,7 @@ def table_held(table: str, *, lock_timeout_ms: int = 300) -> Iterator[None]:
         try:
             with other.cursor() as cur:
                 cur.execute("BEGIN")
-                cur.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+                cur.execute(statement)
                 locked.set()
                 release.wait(30)
                 cur.execute("ROLLBACK")
@@ -77,3 +86,21 @@ def test_an_unreadable_content_version_answers_without_the_cache_not_503() -> No
     assert not any("content version" in w for w in after["warnings"])
     assert [c["id"] for c in after["chunks"]] == [c["id"] for c in body["chunks"]]
     assert t.client.post("/api/v1/context/", request, format="json").json()["cached"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_whose_last_use_cannot_be_recorded_in_time_still_answers() -> None:
+    t = make_tenant("overload-key")
+    session = load(t)
+    client = admin_client(t)  # a new key: its first request records its last use
+    key = ApiKey.objects.filter(workspace=t.workspace, name="admin").get()
+    assert key.last_used_at is None
+    with held(f"SELECT id FROM workspaces_apikey WHERE id = {key.pk} FOR UPDATE"):  # e.g. the key being edited
+        response = client.post("/api/v1/context/", {"layer": session, "query": "billing deploys"}, format="json")
+        assert response.status_code == 200, response.content  # was 503 database_timeout
+    assert response.json()["chunks"]
+    key.refresh_from_db()
+    assert key.last_used_at is None  # left as it was; the next request past the minute records it
+    assert client.post("/api/v1/context/", {"layer": session, "query": "billing"}, format="json").status_code == 200
+    key.refresh_from_db()
+    assert key.last_used_at is not None
