@@ -104,3 +104,20 @@ def test_a_key_whose_last_use_cannot_be_recorded_in_time_still_answers() -> None
     assert client.post("/api/v1/context/", {"layer": session, "query": "billing"}, format="json").status_code == 200
     key.refresh_from_db()
     assert key.last_used_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_source_whose_query_times_out_makes_the_answer_partial_and_named() -> None:
+    t = make_tenant("overload-source")
+    session = load(t)
+    request = {"layer": session, "query": "when does billing deploy", "timeout_ms": 5000}
+    with table_held("summaries_summary"):  # only the layer summaries source reads it
+        response = t.client.post("/api/v1/context/", request, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["chunks"], "the other sources still answer"
+    assert body["partial"] is True  # was False: the source's failure said nothing about time
+    assert any(
+        w.startswith("part of the assembly did not finish in time") and "layer summaries" in w for w in body["warnings"]
+    )
+    assert "candidates_failed: layer summaries could not be read" in body["warnings"]

@@ -120,10 +120,14 @@ def _deadline_warnings(deadline: Deadline, timeout: int, started: float) -> tupl
     if not deadline.partial:
         return ()
     elapsed = round((time.perf_counter() - started) * 1000)
+    cut = (
+        f"assembly passed its {timeout} ms deadline ({elapsed} ms since the request arrived)"
+        if timeout and elapsed >= timeout
+        else f"part of the assembly did not finish in time, a query timed out ({elapsed} ms since the request arrived)"
+    )
     return (
-        f"assembly passed its {timeout} ms deadline ({elapsed} ms since the request arrived): this context "
-        f"lacks {', '.join(deadline.skipped)}; the full context is being assembled in the background and "
-        "will be served from the cache",
+        f"{cut}: this context lacks {', '.join(deadline.skipped)}; the full context is being assembled in the "
+        "background and will be served from the cache",
     )
 
 

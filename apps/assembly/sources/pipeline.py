@@ -11,6 +11,7 @@ from functools import partial
 from apps.assembly.degraded import skipped_candidates
 from apps.assembly.message_rungs import with_written_rungs
 from apps.assembly.sources import CandidateSource, Found, Gathered, GatherRequest, configured_sources, left_out
+from apps.core.db_health import classify
 from apps.core.isolation import isolated
 from apps.engine import Candidate, TraceEntry
 from apps.engine.policy import admitted
@@ -40,9 +41,13 @@ def _sourced(request: GatherRequest, sources: tuple[CandidateSource, ...]) -> Ga
 
 
 def _run(source: CandidateSource, request: GatherRequest, gathered: Gathered) -> Found:
-    """The source's answer; a failing source is left out with its warning, never failing the request."""
+    """The source's answer; a failing source is left out with its warning, never failing the request.
+    One whose query did not finish in time (a statement or lock timeout: an overloaded or locked
+    database) is named skipped too, so the answer is partial and finished in the background."""
     found, error = isolated(partial(source.gather, request, gathered), what=f"candidate source {source.name}")
     if error is not None or found is None:
+        if error is not None and classify(error) == "timeout":
+            request.deadline.skip(source.name)
         return Found(warnings=(source.failed(),))
     return found
 
