@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import pytest
 from django.db import connection, connections
+from django.test import override_settings
 
 from apps.layers.embedder import items_embed_pending
 from apps.workspaces.models import ApiKey
@@ -121,3 +122,20 @@ def test_a_source_whose_query_times_out_makes_the_answer_partial_and_named() -> 
         w.startswith("part of the assembly did not finish in time") and "layer summaries" in w for w in body["warnings"]
     )
     assert "candidates_failed: layer summaries could not be read" in body["warnings"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_llm_message_summaries_not_read_in_time_leave_the_engines_rungs() -> None:
+    t = make_tenant("overload-rungs")
+    body = {"kind": "session", "name": "s", "parent": t.root.pk}
+    session = t.client.post("/api/v1/layers/", body, format="json").json()["id"]
+    turns = [{"kind": "message", "content": text, "role": "user"} for text in FACTS]
+    assert t.client.post("/api/v1/items/bulk/", {"layer": session, "items": turns}, format="json").status_code == 201
+    items_embed_pending(workspace_id=t.workspace.pk)
+    request = {"layer": session, "query": "when does billing deploy", "timeout_ms": 5000}
+    with override_settings(SUMMARY_PROVIDER="llm"), table_held("conversations_messagesummary"):
+        response = t.client.post("/api/v1/context/", request, format="json")
+    assert response.status_code == 200, response.content  # was 503 database_timeout
+    answer = response.json()
+    assert answer["chunks"] and answer["partial"] is True
+    assert any("did not finish in time" in w and "the LLM's message summaries" in w for w in answer["warnings"])

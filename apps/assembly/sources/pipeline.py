@@ -22,8 +22,17 @@ def gather(request: GatherRequest) -> Gathered:
     """The candidates of every source that passed the filters, what was left out and why, and the
     warnings in the order the sources ran."""
     gathered = _sourced(request, configured_sources())
-    kept, dropped = _filtered(request, with_written_rungs(list(gathered.candidates)))  # long turns' LLM summaries
+    kept, dropped = _filtered(request, _written_rungs(request, list(gathered.candidates)))
     return replace(gathered, candidates=tuple(kept), left_out=(*gathered.left_out, *dropped))
+
+
+def _written_rungs(request: GatherRequest, candidates: list[Candidate]) -> list[Candidate]:
+    """Long turns' LLM summaries as their rungs (one query, with an LLM configured); when that query
+    fails the turns keep the engine's own rungs, and one that did not finish in time is named skipped."""
+    written, error = isolated(lambda: with_written_rungs(candidates), what="the LLM's message summaries")
+    if error is not None and classify(error) == "timeout":
+        request.deadline.skip("the LLM's message summaries")
+    return candidates if written is None else written
 
 
 def _sourced(request: GatherRequest, sources: tuple[CandidateSource, ...]) -> Gathered:
