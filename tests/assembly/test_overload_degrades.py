@@ -17,6 +17,7 @@ from django.db import connection, connections
 from django.test import override_settings
 
 from apps.layers.embedder import items_embed_pending
+from apps.layers.embedding_space import space_forget
 from apps.workspaces.models import ApiKey
 from tests.support.tenants import Tenant, admin_client, make_tenant
 
@@ -139,3 +140,18 @@ def test_the_llm_message_summaries_not_read_in_time_leave_the_engines_rungs() ->
     answer = response.json()
     assert answer["chunks"] and answer["partial"] is True
     assert any("did not finish in time" in w and "the LLM's message summaries" in w for w in answer["warnings"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_embedding_space_not_read_in_time_leaves_out_the_re_embedding_check() -> None:
+    t = make_tenant("overload-space")
+    session = load(t)
+    request = {"layer": session, "query": "when does billing deploy", "timeout_ms": 5000}
+    space_forget()  # this process reads the space again (it does every few seconds)
+    with table_held("layers_embeddingspace"):
+        response = t.client.post("/api/v1/context/", request, format="json")
+    space_forget()
+    assert response.status_code == 200, response.content
+    answer = response.json()
+    assert answer["chunks"] and answer["partial"] is True
+    assert any("did not finish in time" in w and "the re-embedding check" in w for w in answer["warnings"])

@@ -23,8 +23,10 @@ from apps.assembly.sources import GatherRequest, left_out
 from apps.assembly.sources.pipeline import gather
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings, tokenizer
+from apps.core.db_health import classify
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.field_errors import INVALID_EXPAND_RELATED
+from apps.core.isolation import isolated
 from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
 from apps.engine.floor import HitFloor
@@ -294,7 +296,7 @@ def _gather_and_pack(
     deadline.check("embedding")
     with timings.stage("embedding"):
         query = _query_vector(params, deadline, timings)
-    note = reembedding_note(workspace_id=workspace.pk) if query.vector is not None else None
+    note = _reembedding_note(workspace, deadline) if query.vector is not None else None
     deadline.check("candidates")
     gathering, waited = time.perf_counter(), timings.ms.get("embedding", 0.0)
     gathered = _candidates(
@@ -348,6 +350,15 @@ def _gather_and_pack(
         ),
         embedding_cache_hit=pending.cache_hit if pending else None,
     )
+
+
+def _reembedding_note(workspace: Workspace, deadline: Deadline) -> str | None:
+    """The warning that a model change is still being re-embedded, or None; a check that fails leaves
+    it out, and one that did not finish in time (a statement or lock timeout) is named skipped."""
+    note, error = isolated(lambda: reembedding_note(workspace_id=workspace.pk), what="the re-embedding check")
+    if error is not None and classify(error) == "timeout":
+        deadline.skip("the re-embedding check")
+    return note
 
 
 @dataclass(frozen=True)
