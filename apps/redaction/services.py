@@ -25,20 +25,21 @@ from apps.redaction.errors import (
     UNSUPPORTED_PATTERN,
 )
 from apps.redaction.models import AllowKind, AllowlistEntry
-from apps.redaction.redactor import Redaction, RedactionTooCostly, redact
+from apps.redaction.redactor import Allow, Redaction, RedactionTooCostly, redact
 from apps.redaction.selectors import allow_cache_key, workspace_allow
 from apps.workspaces.models import Workspace
 from apps.workspaces.services import workspace_lock
 
 
-def text_redact(*, workspace_id: int, text: str) -> Redaction:
-    """`text` redacted with the workspace's allow-list; call it before storing anything an agent sent.
+def text_redact(*, workspace_id: int, text: str, allow: Allow | None = None) -> Redaction:
+    """`text` redacted with the workspace's allow-list (or `allow`: NO_ALLOW redacts everything the
+    redactor finds); call it before storing anything an agent sent.
 
     A text the redactor refuses (over its length, or over its time budget) is refused here with 413
     `text_too_costly`: nothing unredacted is returned or stored.
     """
     try:
-        result = redact(text, allow=workspace_allow(workspace_id))
+        result = redact(text, allow=workspace_allow(workspace_id) if allow is None else allow)
     except RedactionTooCostly as exc:
         raise TooLarge(f"{exc}; send a shorter text", code=TEXT_TOO_COSTLY) from exc
     for finding in result.findings:
@@ -46,10 +47,10 @@ def text_redact(*, workspace_id: int, text: str) -> Redaction:
     return result
 
 
-def label_redact(*, workspace_id: int, text: str, max_length: int) -> str:
+def label_redact(*, workspace_id: int, text: str, max_length: int, allow: Allow | None = None) -> str:
     """A short label (group id, agent type) redacted and cut back to its column's length: a marker
     can be longer than the secret it replaces."""
-    return text_redact(workspace_id=workspace_id, text=text).text[:max_length] if text else ""
+    return text_redact(workspace_id=workspace_id, text=text, allow=allow).text[:max_length] if text else ""
 
 
 def allowlist_entry_create(*, workspace: Workspace, kind: str, value: str, note: str = "") -> AllowlistEntry:

@@ -155,3 +155,21 @@ def test_the_embedding_space_not_read_in_time_leaves_out_the_re_embedding_check(
     answer = response.json()
     assert answer["chunks"] and answer["partial"] is True
     assert any("did not finish in time" in w and "the re-embedding check" in w for w in answer["warnings"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_allow_list_not_read_in_time_redacts_without_it() -> None:
+    t = make_tenant("overload-allow")
+    session = load(t)
+    request = {
+        "layer": session,
+        "query": "billing deploys",
+        "error": "TypeError: x is undefined",
+        "agent_type": "coder",
+    }
+    with table_held("redaction_allowlistentry"):
+        response = t.client.post("/api/v1/context/", {**request, "timeout_ms": 5000}, format="json")
+    assert response.status_code == 200, response.content  # was 503 database_timeout
+    answer = response.json()
+    assert answer["chunks"] and answer["cached"] is False
+    assert any("allow-list could not be read in time" in w for w in answer["warnings"])

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from django.db import DatabaseError
 from opentelemetry.trace import Span
 
 from apps.assembly.models import RecordOrigin
@@ -26,6 +27,7 @@ from apps.assembly.services.record import record_assembled, record_cache_hit
 from apps.assembly.spans import assembly_annotate, assembly_started
 from apps.conversations.access import note_served
 from apps.core import background, fair_share, telemetry
+from apps.core.db_health import classify
 from apps.core.versions import pinned_reads, version_unread
 from apps.metrics.registry import ASSEMBLY_CACHE
 from apps.workspaces.models import ApiKey, Workspace
@@ -33,6 +35,10 @@ from apps.workspaces.models import ApiKey, Workspace
 VERSION_UNREAD = (
     "the workspace's content version could not be read in time (the database is overloaded or a table is "
     "locked): this context was assembled without the cache and is not cached"
+)
+ALLOW_UNREAD = (
+    "the workspace's redaction allow-list could not be read in time: the agent's error, group and agent type "
+    "were redacted without it, and this context is not cached"
 )
 # Deadline warm-ups are dropped when this many background tasks already wait (overload).
 WARM_QUEUE_LIMIT = 8
@@ -74,9 +80,9 @@ def _assemble(
     origin: str = RecordOrigin.AGENT,
 ) -> ContextResult:
     started = time.perf_counter() if started is None else started
-    params = redacted(workspace, params)
+    params, strict = _redacted(workspace, params)
     key = cache_key(workspace_id=workspace.pk, params=params)
-    uncached = version_unread(workspace.pk)  # no cache without the version: assembled, not cached
+    uncached = version_unread(workspace.pk) or strict  # no cache without the version: assembled, not cached
     cached = None if uncached else cached_get(key)
     if cached is not None:
         ASSEMBLY_CACHE.labels(result="hit").inc()
@@ -94,7 +100,8 @@ def _assemble(
     fair_share.checkpoint()  # the caller may hold the slot on (the API's view): another stage boundary
     result = result_of(outcome)
     if uncached:
-        result = replace(result, warnings=(*result.warnings, VERSION_UNREAD))
+        notes = ((VERSION_UNREAD,) if version_unread(workspace.pk) else ()) + ((ALLOW_UNREAD,) if strict else ())
+        result = replace(result, warnings=(*result.warnings, *notes))
     record_assembled(workspace=workspace, params=params, outcome=outcome, result=result, api_key=api_key, origin=origin)
     fair_share.checkpoint()
     _bookkeeping(workspace, outcome.resolved.layer.pk, outcome.resolved.agent_type, params.group_id, result)
@@ -181,16 +188,32 @@ def redacted(workspace: Workspace, params: ContextParams) -> ContextParams:
     """The request with its `error`, `group_id` and `agent_type` redacted, before they reach the cache
     key, records, injections, logs or traces (attempts store the same fields redacted the same way,
     so they still match)."""
+    return _redacted(workspace, params)[0]
+
+
+def _redacted(workspace: Workspace, params: ContextParams) -> tuple[ContextParams, bool]:
+    """`redacted`, and whether the workspace's allow-list could not be read in time: then the fields
+    are redacted without it (more is redacted, never less) rather than the request failing."""
     if not (params.error or params.group_id or params.agent_type):
-        return params
+        return params, False
+    from apps.redaction.redactor import NO_ALLOW, Allow
     from apps.redaction.services import label_redact, text_redact
 
-    return replace(
-        params,
-        error=text_redact(workspace_id=workspace.pk, text=params.error).text if params.error else "",
-        group_id=label_redact(workspace_id=workspace.pk, text=params.group_id, max_length=200),
-        agent_type=label_redact(workspace_id=workspace.pk, text=params.agent_type, max_length=100),
-    )
+    def with_allow(allow: Allow | None) -> ContextParams:
+        return replace(
+            params,
+            error=text_redact(workspace_id=workspace.pk, text=params.error, allow=allow).text if params.error else "",
+            group_id=label_redact(workspace_id=workspace.pk, text=params.group_id, max_length=200, allow=allow),
+            agent_type=label_redact(workspace_id=workspace.pk, text=params.agent_type, max_length=100, allow=allow),
+        )
+
+    try:
+        return with_allow(None), False
+    except DatabaseError as exc:
+        if classify(exc) != "timeout":
+            raise
+        logging.getLogger(__name__).warning("workspace %s: allow-list not read in time (%s)", workspace.pk, exc)
+        return with_allow(NO_ALLOW), True
 
 
 def _bookkeeping(workspace: Workspace, layer_id: int, agent_type: str, group_id: str, result: ContextResult) -> None:
