@@ -513,6 +513,12 @@ HISTORY_TIMEOUT_MS = env_int("HISTORY_TIMEOUT_MS", 1000, minimum=0)
 WORKSPACE_MAX_CONCURRENT = env_int("WORKSPACE_MAX_CONCURRENT", 2, minimum=0)
 WORKER_MAX_CONCURRENT = env_int("WORKER_MAX_CONCURRENT", 1 if EMBEDDING_PROVIDER == "local" else 4, minimum=0)
 WORKSPACE_QUEUE_MS = env_int("WORKSPACE_QUEUE_MS", 250, minimum=0)
+# While another workspace is present on the machine, one workspace runs at most this many heavy
+# requests on the whole machine, over every worker process (apps/core/machine_share.py); unset: the
+# machine's heavy slots (workers x WORKER_MAX_CONCURRENT) minus one; 0: no machine cap.
+_machine_max = env_int("WORKSPACE_MACHINE_MAX", -1, minimum=-1)
+WORKSPACE_MACHINE_MAX: int | None = None if _machine_max < 0 else _machine_max
+MACHINE_SHARE_DIR = Path(env_str("MACHINE_SHARE_DIR", str(VAR_DIR / "machine-share")))
 
 # --- Attempts and error patterns (issue 5) ----------------------------------------------------
 # A captured pattern starts at this confidence; each new occurrence moves it by GAIN toward 1; each

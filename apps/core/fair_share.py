@@ -45,11 +45,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import NoReturn
 
 from django.conf import settings
 from django.db import connection
 
-from apps.core import errors, server_timing
+from apps.core import errors, machine_share, server_timing
 from apps.core.db_health import note_overloaded
 from apps.core.errors import TooManyRequests
 from apps.metrics.registry import OVERLOADED
@@ -302,22 +303,38 @@ def workspace_slot(*, workspace_id: int, what: str = "request") -> Iterator[Slot
         wait *= UNDER_SHARE_WAIT  # it waits only for the worker's total, behind none of its own: it is next
     elif slots.alone(workspace_id):
         wait *= UNDER_SHARE_WAIT  # a lone tenant's burst queues behind itself only: let it, rather than refuse
-    if not slots.enter(workspace_id=workspace_id, wait=wait, before_waiting=_give_back_connection):
-        OVERLOADED.labels(reason="workspace_share").inc()
-        note_overloaded(f"workspace {workspace_id} found no free {what} slot in {settings.WORKSPACE_QUEUE_MS} ms")
-        raise TooManyRequests(
-            f"this workspace already runs its share of {what}s on this worker; retry shortly",
-            retry_after=RETRY_AFTER_SECONDS,
-            code=errors.OVERLOADED,
-        )
-    admitted = time.perf_counter()
-    server_timing.note("slot-wait", (admitted - asked) * 1000)
-    slot = Slot(slots, workspace_id)
-    token = _held.set(slot)
+    machine = machine_share.take(workspace_id, wait=wait, before_waiting=_give_back_connection)
+    if machine is False:
+        _refuse(workspace_id, what, where="machine", reason="machine_share")
+    waited = time.perf_counter() - asked
     try:
-        yield slot
+        if not slots.enter(
+            workspace_id=workspace_id, wait=max(0.0, wait - waited), before_waiting=_give_back_connection
+        ):
+            _refuse(workspace_id, what, where="worker", reason="workspace_share")
+        admitted = time.perf_counter()
+        server_timing.note("slot-wait", (admitted - asked) * 1000)
+        slot = Slot(slots, workspace_id)
+        token = _held.set(slot)
+        try:
+            yield slot
+        finally:
+            _held.reset(token)
+            slots.leave(workspace_id=workspace_id, since=slot.since)
+            server_timing.note("slot", (time.perf_counter() - admitted - slot.paused) * 1000)
+            server_timing.note("slot-paused", slot.paused * 1000)
     finally:
-        _held.reset(token)
-        slots.leave(workspace_id=workspace_id, since=slot.since)
-        server_timing.note("slot", (time.perf_counter() - admitted - slot.paused) * 1000)
-        server_timing.note("slot-paused", slot.paused * 1000)
+        if machine is not None:
+            machine.release()
+
+
+def _refuse(workspace_id: int, what: str, *, where: str, reason: str) -> NoReturn:
+    OVERLOADED.labels(reason=reason).inc()
+    note_overloaded(
+        f"workspace {workspace_id} found no free {what} slot on its {where} in {settings.WORKSPACE_QUEUE_MS} ms"
+    )
+    raise TooManyRequests(
+        f"this workspace already runs its share of {what}s on this {where}; retry shortly",
+        retry_after=RETRY_AFTER_SECONDS,
+        code=errors.OVERLOADED,
+    )

@@ -51,7 +51,8 @@ ASSEMBLIES_CANCELLED = Counter(
 OVERLOADED = Counter(
     "context_architect_overloaded",
     "Requests answered `overloaded` (issue 26): no pooled database connection free in time (database_pool, "
-    "503) or no slot of their workspace's share of the worker (workspace_share, 429); both with Retry-After.",
+    "503) or no slot of their workspace's share of the worker (workspace_share, 429) or of the machine "
+    "(machine_share, 429); all with Retry-After.",
     ["reason"],
     registry=REGISTRY,
 )
