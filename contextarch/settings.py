@@ -516,6 +516,8 @@ WORKSPACE_QUEUE_MS = env_int("WORKSPACE_QUEUE_MS", 250, minimum=0)
 # While another workspace is present on the machine, one workspace runs at most this many heavy
 # requests on the whole machine, over every worker process (apps/core/machine_share.py); unset: the
 # machine's heavy slots (workers x WORKER_MAX_CONCURRENT) minus one; 0: no machine cap.
+# The server's worker processes, as contextarch/serve.py starts them (WEB_WORKERS, else one per CPU).
+WEB_WORKERS = env_int("WEB_WORKERS", len(os.sched_getaffinity(0)), minimum=1)
 _machine_max = env_int("WORKSPACE_MACHINE_MAX", -1, minimum=-1)
 WORKSPACE_MACHINE_MAX: int | None = None if _machine_max < 0 else _machine_max
 MACHINE_SHARE_DIR = Path(env_str("MACHINE_SHARE_DIR", str(VAR_DIR / "machine-share")))

@@ -57,17 +57,7 @@ def machine_max() -> int:
     per_worker = settings.WORKER_MAX_CONCURRENT
     if not per_worker:
         return 0
-    return max(1, _workers() * per_worker - 1)
-
-
-def _workers() -> int:
-    value = os.environ.get("WEB_WORKERS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    try:
-        return max(len(os.sched_getaffinity(0)), 1)
-    except AttributeError:
-        return os.cpu_count() or 1
+    return max(1, settings.WEB_WORKERS * per_worker - 1)
 
 
 def _directory() -> Path:
