@@ -104,6 +104,7 @@ class Probe:
     latencies_ms: list[float] = field(default_factory=list)
     partial: int = 0
     errors: int = 0
+    writes_s: float | None = None  # when the last bulk write had answered, from the first one
 
     def summary(self) -> dict[str, Any]:
         ordered = sorted(self.latencies_ms)
@@ -115,6 +116,7 @@ class Probe:
             "partial": self.partial,
             "errors": self.errors,
             "deadline_ms": settings.ASSEMBLY_TIMEOUT_MS,
+            "writes_done_s": None if self.writes_s is None else round(self.writes_s, 1),
         }
 
 
@@ -164,6 +166,7 @@ def service_rate(*, sessions: list[BenchSession], workers: int, timeout: float =
                 body = [{"kind": "message", "role": t.role, "content": t.content} for t in s.session.turns]
                 layer = layers[s.session.id]
                 c.post("/api/v1/items/bulk/", json={"layer": layer, "items": body}).raise_for_status()
+            probe.writes_s = time.perf_counter() - started
             while c.get("/api/v1/status/").json()["items_pending_embedding"] > 0:
                 if time.perf_counter() - started > timeout:
                     raise RuntimeError(f"items still pending after {timeout:.0f} s")
