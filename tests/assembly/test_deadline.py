@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 
 from apps.core import background
-from apps.layers.embedder import items_embed_pending
+from tests.support.api import embedded_facts
 from tests.support.tenants import Tenant, make_tenant
 from tests.support.waiting import wait_until
 
@@ -15,12 +15,7 @@ FACTS = [f"Deploy note {i}: the billing service deploys on Tuesdays after review
 
 
 def load(t: Tenant) -> int:
-    body = {"kind": "session", "name": "s", "parent": t.root.pk}
-    session = t.client.post("/api/v1/layers/", body, format="json").json()["id"]
-    items = [{"kind": "memory", "type": "fact", "content": text} for text in FACTS]
-    assert t.client.post("/api/v1/items/bulk/", {"layer": session, "items": items}, format="json").status_code == 201
-    items_embed_pending(workspace_id=t.workspace.pk)
-    return session
+    return embedded_facts(t, FACTS)
 
 
 @pytest.mark.django_db

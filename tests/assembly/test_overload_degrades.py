@@ -19,18 +19,14 @@ from django.test import override_settings
 from apps.layers.embedder import items_embed_pending
 from apps.layers.embedding_space import space_forget
 from apps.workspaces.models import ApiKey
+from tests.support.api import embedded_facts
 from tests.support.tenants import Tenant, admin_client, make_tenant
 
 FACTS = [f"Deploy note {i}: the billing service deploys on Tuesdays after review." for i in range(12)]
 
 
 def load(t: Tenant) -> int:
-    body = {"kind": "session", "name": "s", "parent": t.root.pk}
-    session = t.client.post("/api/v1/layers/", body, format="json").json()["id"]
-    items = [{"kind": "memory", "type": "fact", "content": text} for text in FACTS]
-    assert t.client.post("/api/v1/items/bulk/", {"layer": session, "items": items}, format="json").status_code == 201
-    items_embed_pending(workspace_id=t.workspace.pk)
-    return session
+    return embedded_facts(t, FACTS)
 
 
 @contextmanager

@@ -27,3 +27,13 @@ def ask(t: Tenant, **body: Any) -> dict[str, Any]:
     response = t.client.post("/api/v1/context/", body, format="json")
     assert response.status_code == 200, response.json()
     return dict(response.json())
+
+
+def embedded_facts(t: Tenant, facts: list[str]) -> int:
+    """A new session under the tenant's root holding `facts` as memories, embedded; its id."""
+    from apps.layers.embedder import items_embed_pending
+
+    session = layer(t, "session", t.root.pk, name="s")
+    bulk(t, session, [{"kind": "memory", "type": "fact", "content": text} for text in facts])
+    items_embed_pending(workspace_id=t.workspace.pk)
+    return session
