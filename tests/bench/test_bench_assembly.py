@@ -46,8 +46,34 @@ def test_it_times_every_mode_in_process_and_over_http_without_an_error(transacti
     data = json.loads(figures.read_text())
     assert (data["items"], data["concurrency"]) == (300, 2)
     assert {(r["mode"], r["path"]) for r in data["rows"]} == {(m["mode"], m["path"]) for m in table}
-    assert all(set(r) == {"mode", "path", "p50_ms", "p95_ms", "rps", "server_cpu_ms"} for r in data["rows"])
+    assert all(
+        set(r) == {"mode", "path", "p50_ms", "p95_ms", "rps", "server_cpu_ms", "requests", "partial", "errors"}
+        for r in data["rows"]
+    )
+    assert all((r["requests"], r["errors"]) == (10, 0) and r["partial"] >= 0 for r in data["rows"])
     assert data["floor_ms"] > 0 and data["floor_ratio"] > 0 and data["embedding_items_per_s"] > 0
+
+
+def test_it_times_several_sizes_and_prints_one_table_of_them(transactional_db: None, tmp_path: Path) -> None:
+    out = io.StringIO()
+    figures = tmp_path / "sizes.json"
+    call_command(
+        "bench_assembly", sizes="120,260", mode="vector", queries=4, embedding_batch=0, json=str(figures), stdout=out
+    )
+    lines = out.getvalue().splitlines()
+
+    table = lines[lines.index(next(line for line in lines if line.startswith("every size"))) :]
+    sized = [re.match(r"^ *(?P<items>[\d,]+) (?P<rest>.*)$", line) for line in table[2:]]
+    assert [(m["items"], LINE.match(m["rest"]) is not None or m["rest"].startswith("floor:")) for m in sized if m] == [
+        ("120", True),
+        ("120", True),
+        ("260", True),
+        ("260", True),
+    ], table
+    assert not Workspace.objects.filter(slug__startswith="bench-").exists()  # each deleted after its run
+    data = json.loads(figures.read_text())
+    assert [run["items"] for run in data] == [120, 260]
+    assert all(row["requests"] == 4 and row["errors"] == 0 for run in data for row in run["rows"])
 
 
 def _item_indexes() -> set[tuple[str, str]]:

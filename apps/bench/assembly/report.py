@@ -152,6 +152,9 @@ def report_json(
                 "p95_ms": _round(s.p95_ms),
                 "rps": _round(s.rps),
                 "server_cpu_ms": _round(s.server_cpu_ms),
+                "requests": s.requests,
+                "partial": s.partial,
+                "errors": s.errors,
             }
             for s in summaries
         ],

@@ -159,9 +159,30 @@ def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str],
     write(HEADER)
     for s in summaries:
         write(summary_line(s))
-    floor_cpu = "-" if floor.cpu_ms is None else f"{floor.cpu_ms:.1f}"
-    shown = "-" if ratio is None else f"{ratio:.2f}x"
-    write(f"floor: p50 {floor.p50_ms:.1f} ms, cpu {floor_cpu} ms; cpu per vector assembly / floor: {shown}")
+    result = BenchResult(summaries=summaries, floor=floor, ratio=ratio, embedding_items_per_s=rate)
+    write(floor_line(result))
     for line in target_lines(summaries=summaries, items=seeded.items, concurrency=options.concurrency, ratio=ratio):
         write(line)
-    return BenchResult(summaries=summaries, floor=floor, ratio=ratio, embedding_items_per_s=rate)
+    return result
+
+
+def floor_line(result: BenchResult) -> str:
+    floor = result.floor
+    if floor is None:
+        return "floor: -"
+    floor_cpu = "-" if floor.cpu_ms is None else f"{floor.cpu_ms:.1f}"
+    shown = "-" if result.ratio is None else f"{result.ratio:.2f}x"
+    return f"floor: p50 {floor.p50_ms:.1f} ms, cpu {floor_cpu} ms; cpu per vector assembly / floor: {shown}"
+
+
+def sizes_table(*, runs: list[tuple[int, BenchResult]], options: BenchOptions) -> list[str]:
+    """One table over the runs at several sizes (--sizes, or several --reuse workspaces): each size's rows
+    (partial and error counts among them), then its floor and ratio."""
+    lines = [
+        f"every size, HTTP x{options.concurrency}; cpu ms = server processes + PostgreSQL per request",
+        f"{'items':>10} {HEADER}",
+    ]
+    for items, result in runs:
+        lines.extend(f"{items:>10,} {summary_line(s)}" for s in result.summaries)
+        lines.append(f"{items:>10,} {floor_line(result)}")
+    return lines

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.bench.assembly import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
 from apps.bench.assembly.corpus import request_bodies
 from apps.bench.assembly.recall_curve import ef_search_curve
+from apps.bench.assembly.run import BenchResult, sizes_table
 from apps.bench.assembly.scope_recall import scope_recall_curve, scope_vectors, scopes
 from apps.bench.assembly.seed import Seeded
 from apps.bench.assembly.tracing_cost import off_path_ns, tracing_cost
@@ -31,6 +32,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--items", type=int, default=10_000)
+        parser.add_argument(
+            "--sizes",
+            metavar="LIST",
+            help="comma-separated item counts (e.g. 100000,1000000): a run at each, seeded and deleted in turn, "
+            "then one table of all of them (instead of --items)",
+        )
         parser.add_argument("--queries", type=int, default=200, help="timed requests per mode and path")
         parser.add_argument("--concurrency", type=int, default=8, help="HTTP client threads")
         parser.add_argument("--budget", type=int, default=4000)
@@ -40,7 +47,10 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=[*MODES, "all"], default="all")
         parser.add_argument("--keep", action="store_true", help="keep the bench workspace")
         parser.add_argument(
-            "--reuse", metavar="SLUG", help="time a workspace kept by an earlier --keep run (kept again)"
+            "--reuse",
+            metavar="SLUG",
+            help="time a workspace kept by an earlier --keep run (kept again); comma-separated slugs: a run at each, "
+            "then one table of all of them",
         )
         parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
         parser.add_argument(
@@ -92,33 +102,58 @@ class Command(BaseCommand):
         if options["scope_curve"]:
             self._scope_curve(options["items"], options["scope_curve"], options["vectors"], options["queries"])
             return
-        if options["reuse"]:
+        targets = self._workspaces(options)
+        if len(targets) > 1 and (options["ef_search_curve"] or options["tracing_cost"] is not None):
+            raise CommandError("--ef-search-curve and --tracing-cost take one workspace, not several")
+        runs: list[tuple[Seeded, BenchResult]] = []
+        for size_or_slug in targets:
+            seeded = self._workspace(size_or_slug)
+            keep = options["keep"] or isinstance(size_or_slug, str)
             try:
-                seeded = bench_reuse(slug=options["reuse"])
-            except ValueError as exc:
-                raise CommandError(str(exc)) from exc
-            options["keep"] = True
-        else:
-            seeded = bench_seed(items=options["items"])
+                if options["ef_search_curve"]:
+                    self._curve(seeded, options["ef_search_curve"], options["queries"])
+                    return
+                if options["tracing_cost"] is not None:
+                    self._tracing_cost(seeded, options["tracing_cost"], options["queries"], options["budget"])
+                    return
+                runs.append((seeded, bench_paths(seeded=seeded, options=options_, write=self.stdout.write)))
+            finally:
+                if keep:
+                    self.stdout.write(f"kept workspace {seeded.workspace.slug}")
+                else:
+                    started = time.perf_counter()
+                    bench_delete(seeded=seeded)
+                    self.stdout.write(f"deleted the bench workspace in {time.perf_counter() - started:.1f}s")
+        if len(runs) > 1:
+            self.stdout.write("")
+            for line in sizes_table(runs=[(seeded.items, result) for seeded, result in runs], options=options_):
+                self.stdout.write(line)
+        if options["json"]:
+            figures = [result.json(items=seeded.items, concurrency=options_.concurrency) for seeded, result in runs]
+            Path(options["json"]).write_text(json.dumps(figures[0] if len(figures) == 1 else figures, indent=2) + "\n")
+            self.stdout.write(f"wrote {options['json']}")
+
+    def _workspaces(self, options: dict[str, Any]) -> list[int | str]:
+        """What to time, in order: kept workspaces' slugs (--reuse), else item counts (--sizes, else --items)."""
+        if options["reuse"]:
+            return [slug.strip() for slug in options["reuse"].split(",") if slug.strip()]
+        if not options["sizes"]:
+            return [options["items"]]
         try:
-            if options["ef_search_curve"]:
-                self._curve(seeded, options["ef_search_curve"], options["queries"])
-                return
-            if options["tracing_cost"] is not None:
-                self._tracing_cost(seeded, options["tracing_cost"], options["queries"], options["budget"])
-                return
-            result = bench_paths(seeded=seeded, options=options_, write=self.stdout.write)
-            if options["json"]:
-                figures = result.json(items=seeded.items, concurrency=options_.concurrency)
-                Path(options["json"]).write_text(json.dumps(figures, indent=2) + "\n")
-                self.stdout.write(f"wrote {options['json']}")
-        finally:
-            if options["keep"]:
-                self.stdout.write(f"kept workspace {seeded.workspace.slug}")
-            else:
-                started = time.perf_counter()
-                bench_delete(seeded=seeded)
-                self.stdout.write(f"deleted the bench workspace in {time.perf_counter() - started:.1f}s")
+            sizes = [int(part) for part in options["sizes"].split(",") if part.strip()]
+        except ValueError as exc:
+            raise CommandError(f"--sizes takes comma-separated integers, got {options['sizes']!r}") from exc
+        if not sizes or min(sizes) < 1:
+            raise CommandError("--sizes takes item counts >= 1")
+        return list[int | str](sizes)
+
+    def _workspace(self, size_or_slug: int | str) -> Seeded:
+        if isinstance(size_or_slug, int):
+            return bench_seed(items=size_or_slug)
+        try:
+            return bench_reuse(slug=size_or_slug)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
 
     def _curve(self, seeded: Seeded, values: str, queries: int) -> None:
         try:
