@@ -120,7 +120,11 @@ def merge_into(*, kept: Item, repeats: Sequence[Item]) -> Item:
     return kept
 
 
-# The nearest older item of the same layer, kind and type that may take a merge, per new item.
+# Per item just embedded: its nearest older item of the same layer, kind, type and group that may take a
+# merge, and its nearest newer one that may be merged into it, each as (new id, old id, similarity).
+# Both sides, because vectors are not stored in the items' order: concurrent embedding runners (and a
+# backlog embedded newest first) store a repeat's vector before the older item's, and the older
+# item's turn must still find it.
 _NEAREST_SQL = """
 SELECT n.id, o.id, 1 - (o.embedding <=> n.embedding)
 FROM layers_item n CROSS JOIN LATERAL (
@@ -130,17 +134,30 @@ FROM layers_item n CROSS JOIN LATERAL (
       AND o.embedding IS NOT NULL AND o.mergeable AND o.superseded_by_id IS NULL
     ORDER BY o.embedding <=> n.embedding LIMIT 1
 ) o
-WHERE n.id = ANY(%s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+WHERE n.id = ANY(%(ids)s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+UNION ALL
+SELECT o.id, n.id, 1 - (o.embedding <=> n.embedding)
+FROM layers_item n CROSS JOIN LATERAL (
+    SELECT o.id, o.embedding FROM layers_item o
+    WHERE o.layer_id = n.layer_id AND o.kind = n.kind AND o.type = n.type AND o.group_id = n.group_id
+      AND o.id > n.id AND NOT o.id = ANY(%(ids)s::bigint[])
+      AND o.embedding IS NOT NULL AND o.mergeable AND o.superseded_by_id IS NULL
+    ORDER BY o.embedding <=> n.embedding LIMIT 1
+) o
+WHERE n.id = ANY(%(ids)s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+  AND n.mergeable AND n.superseded_by_id IS NULL
 """
 
 
-def nearest_older(ids: Sequence[int]) -> list[tuple[int, int, float]]:
-    """(new id, nearest older id, cosine similarity) for each of `ids` that has one (pgvector only)."""
+def near_pairs(ids: Sequence[int]) -> list[tuple[int, int, float]]:
+    """(newer id, older id, cosine similarity): for each of `ids`, its nearest older item and its nearest
+    newer one embedded before it (pgvector only); oldest pairs first."""
     if not ids:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_NEAREST_SQL, [list(ids)])
-        return [(new, old, float(similarity)) for new, old, similarity in cursor.fetchall()]
+        cursor.execute(_NEAREST_SQL, {"ids": list(ids)})
+        rows = [(new, old, float(similarity)) for new, old, similarity in cursor.fetchall()]
+    return sorted(rows, key=lambda row: (row[1], row[0]))
 
 
 def near_duplicates_merge(*, pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int]]:
@@ -160,8 +177,11 @@ def near_duplicates_merge(*, pairs: Sequence[tuple[int, int, float]]) -> list[tu
         with transaction.atomic():
             # Whatever the repeat superseded, the kept item supersedes now; then the repeat goes.
             Item.objects.filter(superseded_by_id=new_id).exclude(pk=old_id).update(superseded_by_id=old_id)
-            if not Item.objects.filter(pk=new_id, mergeable=True).exists():
-                continue
+            if (
+                not Item.objects.filter(pk=new_id, mergeable=True).exists()
+                or not Item.objects.filter(pk=old_id).exists()
+            ):
+                continue  # merged away by an earlier pair of this batch (or deleted meanwhile)
             merge_into(kept=old, repeats=[new])
             Item.objects.filter(pk=new_id).delete()
         merged.append((new_id, old_id))

@@ -34,7 +34,7 @@ from django.db import OperationalError, connection, connections, transaction
 
 from apps.core import embeddings, events
 from apps.core.versions import content_changed
-from apps.layers.duplicates import near_duplicates_merge, nearest_older
+from apps.layers.duplicates import near_duplicates_merge, near_pairs
 from apps.layers.embedding_rate import rate_note
 from apps.layers.embedding_space import space_problems_cached
 from apps.layers.models import EmbeddingClaim, Item
@@ -273,11 +273,12 @@ def items_embed_batch(*, workspace_id: int | None, batch_size: int) -> int:
 
 def _similar_items(ids: list[int]) -> None:
     """Near duplicates folded into their older twin, then supersession proposals, for the items just
-    embedded (apps/layers/duplicates.py, supersession.py). Never fails the batch: logged instead."""
+    embedded, against items older and newer (whichever was embedded first: apps/layers/duplicates.py,
+    supersession.py). Never fails the batch: logged instead."""
     if not vector_available(connection):
         return
     try:
-        merged = near_duplicates_merge(pairs=nearest_older(ids))
+        merged = near_duplicates_merge(pairs=near_pairs(ids))
         gone = {new for new, _ in merged}
         proposals_detect(ids=[i for i in ids if i not in gone])
     except Exception:  # noqa: BLE001 - the vectors are stored; a failed check only misses a merge or a proposal

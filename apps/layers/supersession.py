@@ -3,7 +3,8 @@
 - On write an item may name the items it supersedes (`supersedes: [ids]`, any layer of the workspace):
   they get `superseded_by`, leave contexts by default (trace reason "superseded", with the id that
   replaced them) and stay listed, searchable by the history tool and usable with `include_superseded`.
-- The detector runs when the embedder has stored new vectors (`proposals_detect`). With an LLM configured,
+- The detector runs when the embedder has stored new vectors (`proposals_detect`), for each pair of a new
+  item and an older one whichever of the two was embedded first. With an LLM configured,
   it asks the LLM (the judge summaries registers: apps/layers/supersession_judge.py) whether the new item
   supersedes any of its nearest older items (cosine at least `SUPERSESSION_JUDGE_SIMILARITY`); when the
   LLM fails or the day's budget is spent, or with no LLM, the rules decide. The rule-based detector: for a
@@ -103,6 +104,9 @@ def proposal_decide(*, proposal: SupersessionProposal, accept: bool, decided_by:
 
 
 # The older items of the same layer, kind and type nearest to each new item (not superseded, not messages).
+# (new id, old id, similarity): each item just embedded with its nearest older items, and as the older
+# side, with the nearest newer items embedded before it (concurrent embedding runners, or a backlog
+# embedded newest first, store a newer item's vector before an older one's).
 _NEIGHBOURS_SQL = """
 SELECT n.id, o.id, 1 - (o.embedding <=> n.embedding)
 FROM layers_item n CROSS JOIN LATERAL (
@@ -110,9 +114,20 @@ FROM layers_item n CROSS JOIN LATERAL (
     WHERE o.layer_id = n.layer_id AND o.kind = n.kind AND o.type = n.type AND o.id <> n.id
       AND o.created_at <= n.created_at AND o.embedding IS NOT NULL AND o.superseded_by_id IS NULL
       AND o.content_hash <> n.content_hash
-    ORDER BY o.embedding <=> n.embedding LIMIT %s
+    ORDER BY o.embedding <=> n.embedding LIMIT %(per_item)s
 ) o
-WHERE n.id = ANY(%s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+WHERE n.id = ANY(%(ids)s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
+  AND n.superseded_by_id IS NULL
+UNION ALL
+SELECT o.id, n.id, 1 - (o.embedding <=> n.embedding)
+FROM layers_item n CROSS JOIN LATERAL (
+    SELECT o.id, o.embedding FROM layers_item o
+    WHERE o.layer_id = n.layer_id AND o.kind = n.kind AND o.type = n.type AND NOT o.id = ANY(%(ids)s::bigint[])
+      AND o.created_at > n.created_at AND o.embedding IS NOT NULL AND o.superseded_by_id IS NULL
+      AND o.content_hash <> n.content_hash
+    ORDER BY o.embedding <=> n.embedding LIMIT %(per_item)s
+) o
+WHERE n.id = ANY(%(ids)s::bigint[]) AND n.embedding IS NOT NULL AND n.kind <> 'message'
   AND n.superseded_by_id IS NULL
 """
 
@@ -128,7 +143,7 @@ def proposals_detect(*, ids: Sequence[int]) -> list[SupersessionProposal]:
         return []
     floor = min(SUPERSESSION_SIMILARITY, SUPERSESSION_JUDGE_SIMILARITY)
     with connection.cursor() as cursor:
-        cursor.execute(_NEIGHBOURS_SQL, [CANDIDATES_PER_ITEM, list(ids)])
+        cursor.execute(_NEIGHBOURS_SQL, {"per_item": CANDIDATES_PER_ITEM, "ids": list(ids)})
         pairs = [(new, old, float(similarity)) for new, old, similarity in cursor.fetchall()]
     pairs = [p for p in pairs if p[2] >= floor]
     if not pairs:

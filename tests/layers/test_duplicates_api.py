@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.layers.embedder import items_embed_pending
-from apps.layers.models import Item, Layer
+from apps.layers.models import EmbeddingClaim, Item, Layer
 from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +82,23 @@ def test_a_near_repeat_is_merged_once_embedded_but_not_another_figure(tenant: Te
     merged = tenant.client.get(f"/api/v1/items/{first['id']}/").json()
     assert merged["seen_count"] == 2 and merged["merged_external_ids"] == ["w-3"]
     assert Item.objects.filter(pk__in=[other.json()["id"], kept.json()["id"]]).count() == 2
+
+
+def test_a_near_repeat_embedded_before_the_item_it_repeats_is_merged_into_it(tenant: Tenant, project: Layer) -> None:
+    # Concurrent embedding runners (or a newest-first backlog) can store the repeat's vector first; the
+    # older item's vector, stored later, must still find it.
+    first = post(tenant, project, content="Database backups are kept for 35 days.", external_id="w-1").json()
+    near = post(tenant, project, content="Backups of the database are retained for 35 days.", external_id="w-3")
+    assert near.status_code == 201
+    lease = EmbeddingClaim.objects.create(item_id=first["id"], claimed_until="2999-01-01T00:00:00Z")  # another runner
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    assert Item.objects.get(pk=near.json()["id"]).embedding is not None
+    assert Item.objects.get(pk=first["id"]).embedding is None
+    lease.delete()
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    assert not Item.objects.filter(pk=near.json()["id"]).exists()
+    merged = tenant.client.get(f"/api/v1/items/{first['id']}/").json()
+    assert merged["seen_count"] == 2 and merged["merged_external_ids"] == ["w-3"]
 
 
 def test_a_merged_repeat_keeps_the_higher_priority_and_importance(tenant: Tenant, project: Layer) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.layers.embedder import items_embed_pending
-from apps.layers.models import Item, Layer
+from apps.layers.models import EmbeddingClaim, Item, Layer
 from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
@@ -122,6 +122,20 @@ def test_the_detector_proposes_and_an_accepted_proposal_supersedes(tenant: Tenan
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "proposal_not_found"
     bad = tenant.client.get("/api/v1/supersessions/", {"state": "maybe"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_state"
+
+
+def test_the_detector_proposes_when_the_older_item_is_embedded_after_the_newer(tenant: Tenant, project: Layer) -> None:
+    # Concurrent embedding runners (or a newest-first backlog) can store the newer item's vector first.
+    paris = fact(tenant, project, "Alice lives in Paris.")
+    fact(tenant, project, "The staging server is at 10.0.0.5.")
+    berlin = fact(tenant, project, "Alice moved to Berlin.")
+    lease = EmbeddingClaim.objects.create(item_id=paris["id"], claimed_until="2999-01-01T00:00:00Z")  # another runner
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    assert not tenant.client.get("/api/v1/supersessions/", {"state": "pending"}).json()["results"]
+    lease.delete()
+    items_embed_pending(workspace_id=tenant.workspace.pk)
+    pending = tenant.client.get("/api/v1/supersessions/", {"state": "pending"}).json()["results"]
+    assert [(p["old"]["id"], p["new"]["id"]) for p in pending] == [(paris["id"], berlin["id"])]
 
 
 def test_a_rejected_proposal_supersedes_nothing(tenant: Tenant, other_tenant: Tenant, project: Layer) -> None:
