@@ -7,7 +7,9 @@ threads are fixed when it loads) at the embedder's EMBEDDING_NICE; the best sett
 Service: `scripts/serve` (what `make run` serves) on this process's database; the same turns
 bulk-loaded through `POST /api/v1/items/bulk/` into a new workspace, timed from the first POST
 until `GET /api/v1/status/` reports nothing pending. Meanwhile one text context request a second
-checks that queries still answer within their deadline while a backlog exists.
+checks that queries still answer within their deadline while a backlog exists, and once the bulk
+writes have answered, one new turn is posted to its own session (an agent's live turn while its
+history is imported): how long until it is embedded, findable by meaning, against the backlog's drain.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from apps.bench.evaluation.locomo import locomo_load
 from apps.bench.server import http_server
 from apps.core import embeddings
 from apps.layers.embedder import passage_text
-from apps.layers.models import Layer, LayerKind
+from apps.layers.models import Item, Layer, LayerKind
 from apps.layers.services import layer_create
 from apps.workspaces.models import Workspace
 from apps.workspaces.services import workspace_create
@@ -105,6 +107,8 @@ class Probe:
     partial: int = 0
     errors: int = 0
     writes_s: float | None = None  # when the last bulk write had answered, from the first one
+    live_s: float | None = None  # from posting the live turn (after the writes) until it was embedded
+    live_pending: int | None = None  # items waiting for their embedding when the live turn was posted
 
     def summary(self) -> dict[str, Any]:
         ordered = sorted(self.latencies_ms)
@@ -117,6 +121,8 @@ class Probe:
             "errors": self.errors,
             "deadline_ms": settings.ASSEMBLY_TIMEOUT_MS,
             "writes_done_s": None if self.writes_s is None else round(self.writes_s, 1),
+            "live_turn_embedded_s": None if self.live_s is None else round(self.live_s, 1),
+            "pending_when_live_turn_posted": self.live_pending,
         }
 
 
@@ -147,11 +153,20 @@ def _probe(client: httpx.Client, layer: int, stop: threading.Event, probe: Probe
         probe.latencies_ms.append((time.perf_counter() - started) * 1000)
 
 
+LIVE_TURN = "Can you book the table for Friday at eight? The Italian place near the station."
+
+
+def _embedded(item_id: int) -> bool:
+    return Item.objects.filter(pk=item_id, embedding__isnull=False).exists()
+
+
 def service_rate(*, sessions: list[BenchSession], workers: int, timeout: float = 3600) -> tuple[float, int, Probe]:
     """Items/s from the first bulk POST until nothing is pending, through `scripts/serve`; with the probe."""
     workspace, created = workspace_create(slug=f"bench-embedding-{int(time.time())}")
     try:
         layers = _layers(workspace, sessions)
+        first = Layer.objects.get(pk=next(iter(layers.values())))
+        live_layer = layer_create(workspace=workspace, kind=LayerKind.SESSION, name="live", parent=first.parent).pk
         total = sum(len(s.session.turns) for s in sessions)
         headers = {"Authorization": f"Bearer {created.secret}"}
         with (
@@ -167,10 +182,21 @@ def service_rate(*, sessions: list[BenchSession], workers: int, timeout: float =
                 layer = layers[s.session.id]
                 c.post("/api/v1/items/bulk/", json={"layer": layer, "items": body}).raise_for_status()
             probe.writes_s = time.perf_counter() - started
+            probe.live_pending = c.get("/api/v1/status/").json()["items_pending_embedding"]
+            live_posted = time.perf_counter()
+            live = c.post(
+                "/api/v1/items/", json={"layer": live_layer, "kind": "message", "role": "user", "content": LIVE_TURN}
+            )
+            live.raise_for_status()
+            total += 1
             while c.get("/api/v1/status/").json()["items_pending_embedding"] > 0:
                 if time.perf_counter() - started > timeout:
                     raise RuntimeError(f"items still pending after {timeout:.0f} s")
+                if probe.live_s is None and _embedded(live.json()["id"]):
+                    probe.live_s = time.perf_counter() - live_posted
                 time.sleep(0.25)
+            if probe.live_s is None:
+                probe.live_s = time.perf_counter() - live_posted
             seconds = time.perf_counter() - started
             stop.set()
             prober.join()

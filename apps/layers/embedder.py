@@ -1,7 +1,7 @@
 """Background embedding of stored items, in bounded batches shared fairly between workspaces.
 
 One batch is three short steps, and no transaction is open while the provider embeds:
-1. claim: pick candidates (the oldest waiting items of every workspace with work, shared in model
+1. claim: pick candidates (the newest waiting items of every workspace with work, shared in model
    tokens by deficit round-robin, within `EMBEDDING_BATCH_SIZE` items and `EMBEDDING_BATCH_TOKENS`
    estimated tokens) and insert their `EmbeddingClaim` leases in one short transaction, which commits;
 2. embed the claimed passages (each cut to what the model reads: core/embeddings.py);
@@ -9,8 +9,12 @@ One batch is three short steps, and no transaction is open while the provider em
    drop the claims.
 So PATCH and DELETE of items never wait on the embedder, one workspace's bulk (long or CJK items
 included) delays another workspace's new item by about one batch (~3 s of a core), and several
-workers never embed one row twice. A background sweep runs EMBEDDING_CONCURRENCY such loops at
-once, below the requests' priority, so a backlog is embedded on every core.
+workers never embed one row twice. Within a workspace the newest items go first: an agent's new turn
+is findable by meaning after about one batch even while the workspace's imported history (thousands
+of turns, minutes of embedding) waits, and of the history the latest part comes first. Duplicates
+and supersessions are found whichever of two items was embedded first. A background sweep runs
+EMBEDDING_CONCURRENCY such loops at once, below the requests' priority, so a backlog is embedded on
+every core.
 An item edited while it was being embedded keeps its NULL embedding and is taken by the next batch.
 
 A passage is embedded with the name of its layer in front ("contextual" embedding): a turn such
@@ -57,6 +61,7 @@ class Candidate:
     id: int
     workspace_id: int
     tokens: int
+    since: int = 0  # the workspace's oldest waiting item: workspaces take turns in this order
 
 
 QUANTUM_TOKENS = 64  # each workspace's share per round of a batch plan (deficit round-robin)
@@ -64,20 +69,20 @@ QUANTUM_TOKENS = 64  # each workspace's share per round of a batch plan (deficit
 
 def batch_plan(candidates: Sequence[Candidate], *, max_items: int, max_tokens: int) -> list[int]:
     """Item ids for one batch, shared fairly in model tokens between workspaces (deficit round-robin):
-    each round every workspace with waiting items earns QUANTUM_TOKENS and sends its oldest items
-    while they fit what it earned, so a workspace of long (or CJK) items gets the same compute as
-    one of short turns, not the same number of items. The batch stops at `max_items` items or
-    `max_tokens` tokens; the first item always goes, so a batch is never empty while work waits.
-    Workspaces take turns in order of their oldest waiting item; `candidates` come oldest first per
-    workspace."""
+    each round every workspace with waiting items earns QUANTUM_TOKENS and sends its next items (in
+    the order given: newest first) while they fit what it earned, so a workspace of long (or CJK)
+    items gets the same compute as one of short turns, not the same number of items. The batch stops
+    at `max_items` items or `max_tokens` tokens; the first item always goes, so a batch is never empty
+    while work waits.
+    Workspaces take turns in order of their oldest waiting item (`Candidate.since`)."""
     queues: dict[int, deque[Candidate]] = {}
-    for candidate in sorted(candidates, key=lambda c: c.id):
+    for candidate in sorted(candidates, key=lambda c: c.since):  # stable: each workspace's order is kept
         queues.setdefault(candidate.workspace_id, deque()).append(candidate)
     earned = dict.fromkeys(queues, 0)
     chosen: list[int] = []
     spent = 0
     while queues:
-        for workspace_id in list(queues):  # insertion order = oldest waiting item first
+        for workspace_id in list(queues):  # insertion order = the workspace waiting longest first
             queue = queues[workspace_id]
             earned[workspace_id] += QUANTUM_TOKENS
             while queue and queue[0].tokens <= earned[workspace_id]:
@@ -101,16 +106,19 @@ TOKENS_ESTIMATE_SQL = (
 )
 
 _CANDIDATES_SQL = """
-WITH waiting AS (SELECT DISTINCT workspace_id FROM layers_item WHERE embedding IS NULL {only})
-SELECT c.id, c.workspace_id, c.tokens FROM waiting w CROSS JOIN LATERAL (
+WITH waiting AS (
+    SELECT workspace_id, min(id) AS since FROM layers_item WHERE embedding IS NULL {only} GROUP BY workspace_id
+)
+SELECT c.id, c.workspace_id, c.tokens, w.since FROM waiting w CROSS JOIN LATERAL (
     SELECT i.id, i.workspace_id, {estimate} AS tokens
     FROM layers_item i
     WHERE i.workspace_id = w.workspace_id AND i.embedding IS NULL
       AND NOT EXISTS (
           SELECT 1 FROM layers_embeddingclaim c WHERE c.item_id = i.id AND c.claimed_until > now()
       )
-    ORDER BY i.id LIMIT %(per_workspace)s
+    ORDER BY i.id DESC LIMIT %(per_workspace)s
 ) c
+ORDER BY w.since, c.id DESC
 """
 
 # Lease the planned items (a concurrent worker's fresh claim wins), then read what to embed.
@@ -143,7 +151,7 @@ CLAIM_ATTEMPTS = 5
 def items_claim_batch(*, workspace_id: int | None, max_items: int, max_tokens: int) -> list[Claimed]:
     """Claim one batch (a short transaction of its own) and return the passages to embed.
 
-    Concurrent runners read the same oldest candidates; the one whose lease lost every row plans
+    Concurrent runners read the same newest candidates; the one whose lease lost every row plans
     again from what is still unclaimed instead of answering "nothing waits" (which ended its loop:
     a backlog then ran on one core while the other runner had quit)."""
     for _ in range(CLAIM_ATTEMPTS):
@@ -164,7 +172,7 @@ def _claim_once(*, workspace_id: int | None, max_items: int, max_tokens: int) ->
                 _CANDIDATES_SQL.format(only=only, estimate=TOKENS_ESTIMATE_SQL),
                 {"cap": cap, "max_tokens": item_tokens, "per_workspace": max_items, "workspace": workspace_id},
             )
-            candidates = [Candidate(id=r[0], workspace_id=r[1], tokens=r[2]) for r in cursor.fetchall()]
+            candidates = [Candidate(id=r[0], workspace_id=r[1], tokens=r[2], since=r[3]) for r in cursor.fetchall()]
             ids = batch_plan(candidates, max_items=max_items, max_tokens=max_tokens)
             if not ids:
                 return []

@@ -24,7 +24,10 @@ def test_it_measures_the_bare_model_and_the_service_on_the_same_turns(tmp_path: 
     assert figures["bare_items_per_s"] == max(row["items_per_s"] for row in figures["bare"])
     assert {(row["threads"], row["calls"]) for row in figures["bare"]} >= {(1, 1), (1, 2), (2, 1)}
     assert figures["context_during_load"]["errors"] == 0
-    assert 0 < figures["context_during_load"]["writes_done_s"] <= figures["items"] / figures["service_items_per_s"]
+    load = figures["context_during_load"]
+    assert 0 < load["writes_done_s"] <= figures["items"] / figures["service_items_per_s"]
+    assert 0 < load["live_turn_embedded_s"] <= figures["items"] / figures["service_items_per_s"]
+    assert load["pending_when_live_turn_posted"] >= 0
     assert "of bare" in out.getvalue()
     assert not Workspace.objects.filter(slug__startswith="bench-embedding-").exists()  # cleaned up
 

@@ -21,17 +21,17 @@ from tests.support.tenants import Tenant, make_tenant
 from tests.support.waiting import wait_until
 
 
-def test_it_takes_turns_between_workspaces_oldest_first() -> None:
-    bulk = [Candidate(id=i, workspace_id=1, tokens=64) for i in range(1, 101)]
-    late = [Candidate(id=500, workspace_id=2, tokens=64)]
-    assert batch_plan(bulk + late, max_items=4, max_tokens=10_000) == [1, 500, 2, 3]
+def test_it_takes_turns_between_workspaces_the_longest_waiting_first() -> None:
+    bulk = [Candidate(id=i, workspace_id=1, tokens=64, since=1) for i in range(100, 0, -1)]  # newest first
+    late = [Candidate(id=500, workspace_id=2, tokens=64, since=500)]
+    assert batch_plan(late + bulk, max_items=4, max_tokens=10_000) == [100, 500, 99, 98]
 
 
 def test_it_shares_a_batch_in_model_tokens_not_in_items() -> None:
     # One workspace's CJK items cost ~500 tokens each, another's turns ~40: by items, the CJK
     # workspace took 12x the compute of each round and held everyone's items back behind it.
-    cjk = [Candidate(id=i, workspace_id=1, tokens=500) for i in range(1, 101)]
-    turns = [Candidate(id=1000 + i, workspace_id=2, tokens=40) for i in range(100)]
+    cjk = [Candidate(id=i, workspace_id=1, tokens=500, since=1) for i in range(1, 101)]
+    turns = [Candidate(id=1000 + i, workspace_id=2, tokens=40, since=1000) for i in range(100)]
     plan = batch_plan(cjk + turns, max_items=128, max_tokens=2_048)
     spent = {1: sum(500 for i in plan if i < 1000), 2: sum(40 for i in plan if i >= 1000)}
     assert 1000 in plan and plan.index(1000) == 0  # the other workspace's oldest item goes first
@@ -39,8 +39,11 @@ def test_it_shares_a_batch_in_model_tokens_not_in_items() -> None:
 
 
 def test_it_stops_a_batch_at_its_token_budget_but_never_leaves_it_empty() -> None:
-    huge = [Candidate(id=1, workspace_id=1, tokens=3_000), Candidate(id=2, workspace_id=1, tokens=3_000)]
-    small = [Candidate(id=3, workspace_id=2, tokens=10)]
+    huge = [
+        Candidate(id=1, workspace_id=1, tokens=3_000, since=1),
+        Candidate(id=2, workspace_id=1, tokens=3_000, since=1),
+    ]
+    small = [Candidate(id=3, workspace_id=2, tokens=10, since=0)]
     assert batch_plan(huge, max_items=64, max_tokens=2_000) == [1]
     assert batch_plan(small + huge, max_items=64, max_tokens=4_000) == [3, 1]
     assert batch_plan([], max_items=64, max_tokens=4_000) == []

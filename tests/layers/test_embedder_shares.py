@@ -43,16 +43,16 @@ def test_a_runner_that_loses_its_planned_rows_to_another_claims_the_next_ones() 
     )
     assert background.wait_idle(60)  # the sweep that the write started is done: only our runners claim
     Item.objects.filter(pk__in=[item.pk for item in items]).update(embedding=None)
-    oldest = [item.pk for item in items[:3]]
+    newest = [item.pk for item in items[3:]]
     holding, release = threading.Event(), threading.Event()
 
-    def other_runner() -> None:  # leases the three oldest rows and commits while our claim waits on them
+    def other_runner() -> None:  # leases the three newest rows and commits while our claim waits on them
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 cursor.execute(
                     "INSERT INTO layers_embeddingclaim (item_id, claimed_until) "
                     "SELECT id, now() + interval '1 minute' FROM unnest(%s::bigint[]) AS id",
-                    [oldest],
+                    [newest],
                 )
                 holding.set()
                 release.wait(10)
@@ -65,8 +65,22 @@ def test_a_runner_that_loses_its_planned_rows_to_another_claims_the_next_ones() 
     threading.Timer(0.5, release.set).start()
     claimed = items_claim_batch(workspace_id=None, max_items=3, max_tokens=settings.EMBEDDING_BATCH_TOKENS)
     thread.join()
-    # It read the oldest three as free, lost them to the other runner's lease, and planned again.
-    assert [row.id for row in claimed] == [item.pk for item in items[3:]]
+    # It read the newest three as free, lost them to the other runner's lease, and planned again.
+    assert [row.id for row in claimed] == [item.pk for item in items[:3]]
+
+
+@pytest.mark.django_db
+def test_a_new_item_is_claimed_before_its_workspaces_backlog_and_the_longest_waiting_workspace_first() -> None:
+    tenant, other = make_tenant("acme"), make_tenant("globex")
+    waiting = items_create(layer=other.root, items=[ItemInput(kind="memory", type="fact", content="Globex fact.")])
+    backlog = items_create(
+        layer=tenant.root,
+        items=[ItemInput(kind="memory", type="fact", content=f"Imported fact {n}.") for n in range(12)],
+    )
+    (live,) = items_create(layer=tenant.root, items=[ItemInput(kind="memory", type="fact", content="A new fact.")])
+    claimed = items_claim_batch(workspace_id=None, max_items=4, max_tokens=settings.EMBEDDING_BATCH_TOKENS)
+    # The other workspace's item (waiting longest) and this one's newest items; its older history waits.
+    assert {row.id for row in claimed} == {waiting[0].pk, live.pk, backlog[-1].pk, backlog[-2].pk}
 
 
 @pytest.mark.django_db(transaction=True)
