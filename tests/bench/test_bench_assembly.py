@@ -20,6 +20,7 @@ pytestmark = pytest.mark.server
 
 LINE = re.compile(
     r"^(?P<path>in-process|http) +(?P<mode>vector|hybrid|text) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +(?P<cpu>[\d.]+|-) +"
+    r"(?P<kw>[\d.]+|-) +"
     r"(?P<errors>\d+)/(?P<requests>\d+) +\d+ +(?P<cached>\d+) +(?P<tokens>\d+)$"
 )
 
@@ -39,6 +40,7 @@ def test_it_times_every_mode_in_process_and_over_http_without_an_error(transacti
         m["errors"] == "0" and m["requests"] == "10" and m["cached"] == "0" and int(m["tokens"]) > 0 for m in table
     ), lines
     assert all(float(m["cpu"]) > 0 for m in table), lines  # server processes + PostgreSQL, from /proc
+    assert all((m["kw"] == "-") == (m["mode"] == "vector") for m in table), lines  # the keyword stage's p95
     assert any("http vector p95" in line and ("met" in line or "MISSED" in line) for line in lines), lines
     assert any(line.startswith("floor: p50") for line in lines), lines
     assert not Workspace.objects.filter(slug__startswith="bench-").exists()
@@ -47,7 +49,19 @@ def test_it_times_every_mode_in_process_and_over_http_without_an_error(transacti
     assert (data["items"], data["concurrency"]) == (300, 2)
     assert {(r["mode"], r["path"]) for r in data["rows"]} == {(m["mode"], m["path"]) for m in table}
     assert all(
-        set(r) == {"mode", "path", "p50_ms", "p95_ms", "rps", "server_cpu_ms", "requests", "partial", "errors"}
+        set(r)
+        == {
+            "mode",
+            "path",
+            "p50_ms",
+            "p95_ms",
+            "rps",
+            "server_cpu_ms",
+            "requests",
+            "keyword_p95_ms",
+            "partial",
+            "errors",
+        }
         for r in data["rows"]
     )
     assert all((r["requests"], r["errors"]) == (10, 0) and r["partial"] >= 0 for r in data["rows"])
@@ -105,3 +119,16 @@ def test_it_seeds_a_project_of_sessions_by_copy_and_rebuilds_every_index(transac
         with connection.cursor() as cur:
             cur.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [HNSW_INDEX])
             assert cur.fetchone() is not None
+
+
+def test_it_saves_the_keyword_ids_of_the_bench_questions_then_compares_them(
+    transactional_db: None, tmp_path: Path
+) -> None:
+    saved = tmp_path / "keyword.json"
+    seeded = bench_seed(items=300)
+    first, second = io.StringIO(), io.StringIO()
+    call_command("bench_assembly", reuse=seeded.workspace.slug, keyword_check=str(saved), stdout=first)
+    ids = json.loads(saved.read_text())
+    assert len(ids) == 300 and all(ids.values()), first.getvalue()  # every question finds something
+    call_command("bench_assembly", reuse=seeded.workspace.slug, keyword_check=str(saved), stdout=second)
+    assert "identical to" in second.getvalue() and "for 300 of 300 questions" in second.getvalue()

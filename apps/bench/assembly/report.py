@@ -35,10 +35,17 @@ class Summary:
     rps: float
     mean_tokens: float
     server_cpu_ms: float | None = None
+    keyword_p95_ms: float | None = None  # the keyword_search stage's p95, from the assembly records
 
 
 def summarize(
-    *, path: str, mode: str, samples: list[Sample], seconds: float | None = None, cpu_seconds: float | None = None
+    *,
+    path: str,
+    mode: str,
+    samples: list[Sample],
+    seconds: float | None = None,
+    cpu_seconds: float | None = None,
+    keyword_p95_ms: float | None = None,
 ) -> Summary:
     """Throughput over `seconds` of wall time, or over the summed latencies when the requests ran one by one."""
     ok = [s for s in samples if s.ok]
@@ -58,6 +65,7 @@ def summarize(
         rps=len(samples) / wall if wall else 0.0,
         mean_tokens=statistics.fmean(s.tokens for s in ok) if ok else 0.0,
         server_cpu_ms=None if cpu_seconds is None or not samples else cpu_seconds * 1000 / len(samples),
+        keyword_p95_ms=keyword_p95_ms,
     )
 
 
@@ -71,7 +79,7 @@ def seed_line(s: Seeded) -> str:
 
 
 HEADER = (
-    f"{'path':<10} {'mode':<6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'req/s':>7} {'cpu ms':>7}  "
+    f"{'path':<10} {'mode':<6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'req/s':>7} {'cpu ms':>7} {'kw p95':>7}  "
     "errors   partial cached tokens"
 )
 
@@ -81,11 +89,10 @@ def _num(value: float | None, width: int) -> str:
 
 
 def summary_line(s: Summary) -> str:
-    """One row of the table (cpu ms: server processes + PostgreSQL per request)."""
-    return (
-        f"{s.path:<10} {s.mode:<6} {s.p50_ms:>8.1f} {s.p95_ms:>8.1f} {s.p99_ms:>8.1f} {s.rps:>7.1f} "
-        f"{_num(s.server_cpu_ms, 7)}  {s.errors:>3}/{s.requests:<4} {s.partial:>7} {s.cached:>6} {s.mean_tokens:>6.0f}"
-    )
+    """One row of the table (cpu ms: server processes + PostgreSQL per request; kw p95: the keyword stage's)."""
+    figures = f"{s.p50_ms:>8.1f} {s.p95_ms:>8.1f} {s.p99_ms:>8.1f} {s.rps:>7.1f} {_num(s.server_cpu_ms, 7)}"
+    counts = f"{s.errors:>3}/{s.requests:<4} {s.partial:>7} {s.cached:>6} {s.mean_tokens:>6.0f}"
+    return f"{s.path:<10} {s.mode:<6} {figures} {_num(s.keyword_p95_ms, 7)}  {counts}"
 
 
 def floor_ratio(summaries: list[Summary], floor_cpu_ms: float | None) -> float | None:
@@ -153,6 +160,7 @@ def report_json(
                 "rps": _round(s.rps),
                 "server_cpu_ms": _round(s.server_cpu_ms),
                 "requests": s.requests,
+                "keyword_p95_ms": _round(s.keyword_p95_ms),
                 "partial": s.partial,
                 "errors": s.errors,
             }

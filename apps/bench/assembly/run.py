@@ -8,7 +8,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from apps.bench.assembly.clients import run_http, run_in_process
 from apps.bench.assembly.corpus import item_text, passages, request_bodies
@@ -26,6 +29,7 @@ from apps.bench.assembly.report import (
     target_lines,
 )
 from apps.bench.assembly.seed import Seeded
+from apps.bench.assembly.stage_times import stage_p95
 from apps.bench.server import http_server
 from apps.layers.embedder import passage_text
 
@@ -90,6 +94,13 @@ def _delta(before: float | None, after: float | None) -> float | None:
     return None if before is None or after is None else after - before
 
 
+def _keyword_p95(seeded: Seeded, mode: str, since: datetime, requests: int) -> float | None:
+    """The keyword stage's p95 over the run's answers (vector requests search no keywords: None)."""
+    if mode == "vector" or not requests:
+        return None
+    return stage_p95(workspace_id=seeded.workspace.pk, since=since, requests=requests, stage="keyword_search")
+
+
 def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str], Any]) -> BenchResult:
     """Time every mode in-process, then over HTTP when a URL or `server` is given; writes progress as it goes
     and the table at the end.
@@ -115,10 +126,13 @@ def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str],
     summaries = []
     for mode in options.modes:
         run_in_process(workspace=seeded.workspace, bodies=bodies(mode, warmup))
-        before = _cpu([postmaster], own=True)
+        before, since = _cpu([postmaster], own=True), timezone.now()
         samples = run_in_process(workspace=seeded.workspace, bodies=bodies(mode, count))
         cpu = _delta(before, _cpu([postmaster], own=True))
-        summaries.append(summarize(path="in-process", mode=mode, samples=samples, cpu_seconds=cpu))
+        keyword = _keyword_p95(seeded, mode, since, count)
+        summaries.append(
+            summarize(path="in-process", mode=mode, samples=samples, cpu_seconds=cpu, keyword_p95_ms=keyword)
+        )
         write(summary_line(summaries[-1]))
     floor = measure_floor(workspace_id=seeded.workspace.pk, bodies=bodies("vector", count + 5), budget=options.budget)
     write(
@@ -143,11 +157,22 @@ def bench_paths(*, seeded: Seeded, options: BenchOptions, write: Callable[[str],
             for mode in options.modes:
                 run_http(url=base, secret=seeded.secret, bodies=bodies(mode, warmup), concurrency=clients)
                 before = _cpu([server_pid, postmaster], own=False) if server_pid else None
+                since = timezone.now()
                 samples, seconds = run_http(
                     url=base, secret=seeded.secret, bodies=bodies(mode, count), concurrency=clients
                 )
                 cpu = _delta(before, _cpu([server_pid, postmaster], own=False)) if server_pid else None
-                summaries.append(summarize(path="http", mode=mode, samples=samples, seconds=seconds, cpu_seconds=cpu))
+                keyword = _keyword_p95(seeded, mode, since, sum(s.ok for s in samples))
+                summaries.append(
+                    summarize(
+                        path="http",
+                        mode=mode,
+                        samples=samples,
+                        seconds=seconds,
+                        cpu_seconds=cpu,
+                        keyword_p95_ms=keyword,
+                    )
+                )
                 write(summary_line(summaries[-1]))
                 if failed := Counter(s.error for s in samples if not s.ok):
                     write(f"  {mode} errors: " + ", ".join(f"{n} x {error}" for error, n in failed.most_common()))

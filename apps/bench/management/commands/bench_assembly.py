@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.bench.assembly import MODES, BenchOptions, bench_delete, bench_paths, bench_reuse, bench_seed
 from apps.bench.assembly.corpus import request_bodies
+from apps.bench.assembly.keyword_check import keyword_check
 from apps.bench.assembly.recall_curve import ef_search_curve
 from apps.bench.assembly.run import BenchResult, sizes_table
 from apps.bench.assembly.scope_recall import scope_recall_curve, scope_vectors, scopes
@@ -81,6 +82,12 @@ class Command(BaseCommand):
             "CPU per assembly of each",
         )
         parser.add_argument(
+            "--keyword-check",
+            metavar="PATH",
+            help="keyword search's ids for every bench question: written to PATH when it does not exist, else "
+            "compared with it (how many are identical); nothing else is timed",
+        )
+        parser.add_argument(
             "--embedding-batch", type=int, default=64, help="batch size of the embedding-rate measurement; 0 skips it"
         )
 
@@ -113,6 +120,9 @@ class Command(BaseCommand):
                 if options["ef_search_curve"]:
                     self._curve(seeded, options["ef_search_curve"], options["queries"])
                     return
+                if options["keyword_check"]:
+                    self._keyword_check(seeded, Path(options["keyword_check"]))
+                    continue
                 if options["tracing_cost"] is not None:
                     self._tracing_cost(seeded, options["tracing_cost"], options["queries"], options["budget"])
                     return
@@ -154,6 +164,20 @@ class Command(BaseCommand):
             return bench_reuse(slug=size_or_slug)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+
+    def _keyword_check(self, seeded: Seeded, path: Path) -> None:
+        started = time.perf_counter()
+        check = keyword_check(workspace_id=seeded.workspace.pk, path=path)
+        took = f"{time.perf_counter() - started:.1f} s, load {os.getloadavg()[0]:.2f}"
+        if check.saved:
+            self.stdout.write(
+                f"{seeded.items:,} items: keyword ids of {check.questions} questions written to {path} ({took})"
+            )
+        else:
+            self.stdout.write(
+                f"{seeded.items:,} items: keyword ids identical to {path} for {check.identical} of {check.questions} "
+                f"questions, the same set for {check.same_set} ({took})"
+            )
 
     def _curve(self, seeded: Seeded, values: str, queries: int) -> None:
         try:
