@@ -11,11 +11,20 @@ Its cost grows with the number of matching items: a question made of common word
 large share of a big workspace. The statement stops at `MATCH_CAP` matches; past it a second
 statement matches on the query's rarest words only (by PostgreSQL's own lexeme frequencies in
 `pg_stats`), still scores every query word on those matches (the MAX_SCORED_WORDS rarest of a
-longer query), and takes each word's idf from those frequencies, so the work stays bounded
-whatever the corpus size. It scores in one pass: each match is read once and keeps a term
-frequency per word, not its search_vector. Below the cap, nothing
-changes: the statement is exact. A scope that passed the cap goes straight to the second
+longer query), and takes each word's idf from those frequencies. It scores in one pass: each
+match is read once and keeps a term frequency per word, not its search_vector. Below the cap,
+nothing changes: the statement is exact. A scope that passed the cap goes straight to the second
 statement for a few minutes.
+
+The rarest word alone can still match a share of the corpus (one in thirty items of the bench: 33k
+at 1M items), and every match is a row read and scored. So the word that crosses the cap, when it
+is expected to match more than `SCORE_CAP` items, is matched on the workspace's newest items only:
+an id window sized to hold about SCORE_CAP of its matches, which the planner ANDs with the word's
+postings through the (workspace_id, item_id) index. The rarer words are still matched in every
+item, and every match is scored on every query word as before. What is bounded: an older item that
+holds only the commonest chosen word is not scored (recency is the product's tie-break). A scope
+whose items are few among the workspace's newest (an old project) widens the window `WIDEN`-fold
+until it holds SCORE_CAP / 2 of its matches, or the whole workspace.
 
 Both read `layers_itemsearch` (models.ItemSearch), the items' narrow copy with the filter columns
 and the vector's length, not layers_item: every match is a row read, and a narrow row shares its
@@ -28,6 +37,8 @@ import math
 import time
 from dataclasses import dataclass
 
+from django.db.backends.utils import CursorWrapper
+
 from apps.core.replica_router import read_connection
 from apps.layers.filters import ItemFilters
 
@@ -35,6 +46,12 @@ from apps.layers.filters import ItemFilters
 K1 = 1.2
 # Past this many matching items, match on the rarest query words only.
 MATCH_CAP = 1000
+# Past the cap, the word expected to match more than this many items is matched on the newest items
+# only, about this many of them. At 5,000, 10 of the 300 bench questions at 100k items changed ids
+# (their subject word, "cache" or "feature flags", matches ~7k); at 8,000 none does.
+SCORE_CAP = 8000
+# How much that window grows when the scope holds fewer than half of SCORE_CAP of its matches.
+WIDEN = 8
 # The rarest query words scored past the cap (the commonest add least to a BM25 sum).
 MAX_SCORED_WORDS = 200
 # How long the lexeme frequencies read from pg_stats are reused.
@@ -137,8 +154,44 @@ def keyword_items(*, filters: ItemFilters, query: str, limit: int, corpus_size: 
         rarest = set(sorted(lexemes, key=stats.of)[:MAX_SCORED_WORDS])
         scored = [x for x in lexemes if x in rarest]  # in the query's order, as before
         idf = [math.log(1 + (1 - stats.of(x) + eps) / (stats.of(x) + eps)) for x in scored]
-        cur.execute(_pruned_sql(where=conditions, words=len(scored)), [chosen, *scored, *params, *idf, limit])
-        return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in cur.fetchall()]
+        return _pruned(cur, filters, chosen, stats, scored, idf, limit)
+
+
+def _pruned(
+    cur: CursorWrapper,
+    filters: ItemFilters,
+    chosen: list[str],
+    stats: LexemeStats,
+    scored: list[str],
+    idf: list[float],
+    limit: int,
+) -> list[KeywordHit]:
+    """The pruned statement; the crossing word (chosen's last) matched in a window of the newest items
+    when it is expected to match more than SCORE_CAP, the window widened while the scope holds few of them."""
+    where, params = filters.sql()
+    conditions = " AND ".join(where)
+    rare, common = chosen[:-1], chosen[-1]
+    share = stats.of(common)
+    span = SCORE_CAP / share if share * stats.rows > SCORE_CAP else None
+    newest = _newest_id(cur, filters.workspace_id) if span is not None else None
+    while True:
+        window = None if span is None or newest is None or span >= newest else newest - round(span)
+        words, windowed = (chosen, []) if window is None else (rare, [window])
+        cur.execute(
+            _pruned_sql(where=conditions, words=len(scored), window=window is not None),
+            [words, common, *scored, *windowed, *params, *idf, *windowed, limit],
+        )
+        rows = cur.fetchall()
+        if window is None or (rows and rows[0][2] >= SCORE_CAP // 2):
+            return [KeywordHit(item_id=row[0], rank=float(row[1])) for row in rows]
+        span = (span or 0.0) * WIDEN  # the scope holds few of the workspace's newest items: look further back
+
+
+def _newest_id(cur: CursorWrapper, workspace_id: int) -> int | None:
+    """The workspace's newest item id (one step down the (workspace_id, item_id) index)."""
+    cur.execute("SELECT max(item_id) FROM layers_itemsearch WHERE workspace_id = %s", [workspace_id])
+    row = cur.fetchone()
+    return None if row is None else row[0]
 
 
 # Every match scored; each word's idf from its document frequency among the matches. Past `cap`
@@ -182,25 +235,28 @@ _EXACT = """
 # avglen is materialised: inlined, each word's part would average the matches again. A match's
 # length norm, K1 x (0.25 + 0.75 x len / avglen), is computed once, not once per word (OFFSET 0
 # keeps the planner from pulling the subquery up and pasting the expression back into each part).
-def _pruned_sql(*, where: str, words: int) -> str:
+def _pruned_sql(*, where: str, words: int, window: bool) -> str:
     tfs = "".join(
         f", CASE WHEN search_vector @@ tq{i} THEN ts_rank(search_vector, tq{i}, 0) * 10 END AS tf{i}"
         for i in range(words)
     )
     queries = "".join(f", plainto_tsquery('simple', %s) AS tq{i}" for i in range(words))
     parts = " + ".join(f"coalesce(%s::float8 * (tf{i} * ({K1} + 1)) / (tf{i} + hits.norm), 0)" for i in range(words))
+    common = "OR (search_vector @@ chosen.common AND item_id > %s)" if window else ""
+    in_window = "WHERE id > %s" if window else ""
     return f"""
     WITH chosen AS (
-        SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery AS tsq
-        FROM unnest(%s::text[]) AS lexeme
+        SELECT (SELECT string_agg(plainto_tsquery('simple', lexeme)::text, ' | ')::tsquery
+                FROM unnest(%s::text[]) AS lexeme) AS tsq,
+               plainto_tsquery('simple', %s) AS common
     ),
     terms AS (SELECT 1 AS one{queries}),
     hits AS MATERIALIZED (
         SELECT item_id AS id, length::float8 AS len{tfs} FROM layers_itemsearch, chosen, terms
-        WHERE search_vector @@ chosen.tsq AND {where}
+        WHERE (search_vector @@ chosen.tsq {common}) AND {where}
     ),
     stats AS MATERIALIZED (SELECT greatest((SELECT avg(len) FROM hits), 1) AS avglen)
-    SELECT hits.id, ({parts})::float8 AS score
+    SELECT hits.id, ({parts})::float8 AS score, (SELECT count(*) FROM hits {in_window}) AS matched
     FROM (SELECT hits.*, {K1} * (0.25 + 0.75 * len / stats.avglen) AS norm FROM hits CROSS JOIN stats OFFSET 0) hits
     ORDER BY score DESC, hits.id LIMIT %s
 """

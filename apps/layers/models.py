@@ -196,7 +196,12 @@ class ItemSearch(models.Model):
     length = models.IntegerField()  # length(search_vector): its number of lexemes, BM25's document length
 
     class Meta:
-        indexes = [GinIndex(fields=["search_vector"], name="itemsearch_vector_gin")]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="itemsearch_vector_gin"),
+            # A workspace's newest items (keyword_search.py's window past the score cap): its newest id
+            # in one index step, and the window's rows as a bitmap ANDed with a common word's matches.
+            models.Index(fields=["workspace_id", "item_id"], name="itemsearch_workspace_item"),
+        ]
 
     def __str__(self) -> str:
         return f"item {self.item_id}"

@@ -9,6 +9,7 @@ from django.db import connection
 
 from apps.layers import keyword_search
 from apps.layers.filters import ItemFilters
+from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create
 from tests.support.tenants import Tenant
 
@@ -122,8 +123,9 @@ def test_past_the_cap_the_one_pass_statement_scores_as_a_sum_per_word(
     with connection.execute_wrapper(spy):
         hits = keyword_search.keyword_items(filters=filters, query=query, limit=50)
     (params,) = executed
-    chosen, words = params[0], (len(params) - 4) // 2  # chosen, words..., workspace, layers, idfs..., limit
-    lexemes, idf = params[1 : 1 + words], params[3 + words : 3 + 2 * words]
+    # chosen, the crossing word, words..., workspace, layers, idfs..., limit (no window below SCORE_CAP)
+    chosen, words = params[0], (len(params) - 5) // 2
+    lexemes, idf = params[2 : 2 + words], params[4 + words : 4 + 2 * words]
     with connection.cursor() as cur:
         cur.execute(_PER_WORD_REFERENCE, [lexemes, idf, chosen, filters.workspace_id, list(filters.layer_ids)])
         reference = cur.fetchall()
@@ -141,3 +143,58 @@ def test_past_the_cap_only_the_rarest_words_up_to_the_limit_are_scored(
     # beta still matches (it crosses the cap) but only zanzibar scores: the beta-only items score 0
     assert len(hits) == 16 and all(content[h.item_id].startswith("Zanzibar") for h in hits[:3])
     assert hits[2].rank > 0 and all(h.rank == 0 for h in hits[3:])
+
+
+def _newer(tenant: Tenant, texts: list[str], layer: Layer | None = None) -> list[int]:
+    """Items written after the corpus (newer ids), the statistics read again."""
+    items = items_create(
+        layer=layer or tenant.root, items=[ItemInput(kind="memory", type="fact", content=t) for t in texts]
+    )
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE layers_itemsearch")
+    keyword_search._stats = (-math.inf, None)  # the fixture's monkeypatch restores it after the test
+    return [item.pk for item in items]
+
+
+def test_past_the_score_cap_the_common_word_is_matched_on_the_newest_items_only(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 4)
+    hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta alpha", limit=50)
+    # beta (16 items) is expected past SCORE_CAP: it is matched on a window of the newest ~7 ids
+    # (4 / its share of 16/28), so 7 rows are scored where every beta item (16) was before
+    newest = sorted(content)[-7:]
+    assert sorted(h.item_id for h in hits) == newest
+    assert all(content[h.item_id].startswith("Zanzibar") for h in hits[:3])
+
+
+def test_past_the_score_cap_the_rare_words_are_matched_in_every_item(
+    tenant: Tenant, corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    later = _newer(tenant, [f"Beta release {n}." for n in range(20)])
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 4)
+    hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta", limit=50)
+    # zanzibar (3, older) is matched wherever it is; beta (36 of 48) only in the newest ~5 ids
+    zanzibar = {i for i, text in content.items() if text.startswith("Zanzibar")}
+    assert {h.item_id for h in hits[:3]} == zanzibar
+    assert {h.item_id for h in hits[3:]} == set(later[-5:])
+
+
+def test_a_scope_of_older_items_widens_the_window_until_it_holds_enough_matches(
+    tenant: Tenant, corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    other = Layer.objects.create(workspace=tenant.workspace, kind="project", name="elsewhere", parent=tenant.root)
+    _newer(tenant, [f"Beta release {n}." for n in range(20)], layer=other)  # newer, outside the scope
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 4)
+    executed: list[str] = []
+    with connection.execute_wrapper(lambda execute, sql, *rest: executed.append(sql) or execute(sql, *rest)):
+        hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta", limit=50)
+    # the first window (the newest ~5 ids) holds none of the scope's beta items; the next, 8x wider, all
+    assert sum("chosen AS" in sql for sql in executed) == 2
+    assert {h.item_id for h in hits} == {i for i, text in content.items() if "eta" in text or "Zanzibar" in text}
