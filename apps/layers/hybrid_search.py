@@ -23,7 +23,7 @@ from apps.core.isolation import isolated
 from apps.layers.filters import ItemFilters
 from apps.layers.keyword_search import KeywordHit, keyword_items
 from apps.layers.statement_timeout import SearchTimedOut, statement_timeout
-from apps.layers.vectors import VectorHit, nearest_items, vector_available
+from apps.layers.vectors import VectorHit, centred_query, nearest_items, vector_available
 
 # However late a request is, keyword search gets this long: without it there is nothing to return.
 KEYWORD_FLOOR_MS = 100
@@ -59,7 +59,9 @@ class HybridHits:
     keyword: list[KeywordHit]  # best first
     vector_used: bool  # a vector search ran (a query vector, pgvector, time left)
     failed: tuple[str, ...] = ()  # the searches that failed ("vector search", "keyword search")
-    query_vector: np.ndarray | None = None  # the query's vector (None: there was none), computed or given
+    # The query's vector (None: there was none), computed or given, centred on the scope as the vector
+    # search compared it (vectors.centred_query): what the caller compares summaries with.
+    query_vector: np.ndarray | None = None
 
     def fused(self, *, vector: float = VECTOR_WEIGHT, keyword: float = KEYWORD_WEIGHT) -> list[FusedHit]:
         """Every hit once, best fused score first (core/fusion.py); ties keep the better search rank."""
@@ -112,13 +114,14 @@ def hybrid_search(
         deadline.skip("vector search")
         vector_used = False
     elif vector_used and vector is not None:  # vector_used implies it; the check narrows the type
-        found, error = isolated(lambda: _vector(filters, vector, limit, deadline, clock), what="vector search")
+        asked = vector
+        found, error = isolated(lambda: _vector(filters, asked, limit, deadline, clock), what="vector search")
         if found is None:
             vector_used = False
             if error is not None:
                 failed.append("vector search")
         else:
-            vector_hits = found
+            vector_hits, vector = found
     if not pending:
         keyword_hits = _keyword(filters, query, limit, deadline, clock, failed)
     return HybridHits(
@@ -128,11 +131,13 @@ def hybrid_search(
 
 def _vector(
     filters: ItemFilters, vector: np.ndarray, limit: int, deadline: Deadline, clock: Stages
-) -> list[VectorHit] | None:
-    """The nearest items; None when the deadline's statement timeout cut the search (named skipped)."""
+) -> tuple[list[VectorHit], np.ndarray] | None:
+    """The nearest items to the query centred on the scope (vectors.centred_query), and that centred
+    vector; None when the deadline's statement timeout cut the search (named skipped)."""
     try:
         with clock.stage("vector_search"), statement_timeout(deadline.remaining_ms()):
-            return nearest_items(filters=filters, query_vector=vector, limit=limit)
+            centred = centred_query(filters=filters, query_vector=vector)
+            return nearest_items(filters=filters, query_vector=centred, limit=limit), centred
     except SearchTimedOut:
         deadline.skip("vector search")
         return None
