@@ -36,7 +36,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BATCH = 5_000
 LOCK_TIMEOUT_MS = 1_000  # a batch waits this long for a row a writer holds, then is tried again
-RETRIES = 5
+# A batch meets a row a writer holds (FOR SHARE NOWAIT fails at once) and is tried again, up to this
+# many times, waiting a little longer each time (up to a second): a migration can afford to wait out
+# a hot row; five tries within half a second failed the migration under load.
+RETRIES = 40
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def _batch(cursor: Any, using: str, statement: str, lo: int, hi: int) -> int:
         except OperationalError:
             if attempt == RETRIES - 1:
                 raise
-            time.sleep(0.05 * (attempt + 1))
+            time.sleep(min(0.05 * (attempt + 1), 1.0))
     return 0
 
 

@@ -132,11 +132,13 @@ def test_items_written_during_the_copy_end_up_copied_as_they_are(uncopied: Tenan
         lowest, highest = cur.fetchone()
     writer = Writer(_columns(), lowest, highest)
     writer.start()
-    time.sleep(0.2)  # writes before the copy starts, too
-    _run_copy()
-    time.sleep(0.2)  # and after it
-    writer.stop.set()
-    writer.join(10)
+    try:
+        time.sleep(0.2)  # writes before the copy starts, too
+        _run_copy()
+        time.sleep(0.2)  # and after it
+    finally:  # a failed copy must not leave the writer writing into the next test's database
+        writer.stop.set()
+        writer.join(10)
     assert not writer.errors, writer.errors[:3]
     assert writer.writes >= 20, writer.writes
     wrong, missing, total = _differences()
