@@ -98,7 +98,9 @@ def pin_the_left_out_answer_from_the_trace(page: Page, chat: LocomoChat) -> None
     answer.get_by_role("button", name=re.compile("Why not")).click()
     why = page.locator("#why-not")
     expect(why.locator("#why-not-pinned")).to_contain_text("in at")
-    expect(why.locator("#why-not-displaced")).to_contain_text("chunk")
+    # What pinning costs: the chunks it pushes out, or nothing when the pinned turn fits in what was
+    # left (at a shorter rung); which one depends on the ranking of this real chat, not on the page.
+    expect(why.locator("#why-not-displaced")).to_have_text(re.compile(r"^(\d+ chunks?, \d+ tokens|nothing)$"))
     expect(why).to_be_focused()
     why.get_by_role("button", name="Pin this item").click()
     expect(page.locator("#pin-done")).to_contain_text("Pinned.")
