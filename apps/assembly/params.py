@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -45,9 +45,17 @@ class ContextParams:
     exclude: tuple[str, ...] = ()
 
 
+_NAMES = tuple(f.name for f in fields(ContextParams))
+
+
 def params_to_json(params: ContextParams) -> dict[str, Any]:
-    """A JSON-safe dict for queueing (Celery takes JSON)."""
-    data = asdict(params)
+    """A JSON-safe dict for queueing (Celery takes JSON).
+
+    What `dataclasses.asdict` gave, without its deep copy: every field is a scalar, a datetime or a
+    tuple of strings, but for the query vector (a list is copied)."""
+    data = {name: getattr(params, name) for name in _NAMES}
+    if isinstance(data["query_vector"], list):
+        data["query_vector"] = list(data["query_vector"])
     for name in ("since", "until"):
         if data[name] is not None:
             data[name] = data[name].isoformat()

@@ -98,6 +98,14 @@ def check_value(value: Any, *, where: str = "body") -> None:
                     if reason:  # a bad key is named by its parent (the body itself at the top)
                         raise _refusal(InvalidCharacters, f"has a key that contains {reason}", where=where, path=path)
                     stack.append((child, depth + 1, (*path, key)))
+            elif all(type(child) is float or type(child) is int for child in node):
+                # A list of plain numbers (a query vector): checked in one pass, no entry per number,
+                # last first as the stack would pop them (the same bad position is named).
+                for index in range(len(node) - 1, -1, -1):
+                    child = node[index]
+                    if type(child) is float and not math.isfinite(child):
+                        problem = "holds NaN or an infinite number; send a finite number"
+                        raise _refusal(InvalidNumber, problem, where=where, path=(*path, index))
             else:
                 stack.extend((child, depth + 1, (*path, index)) for index, child in enumerate(node))
 

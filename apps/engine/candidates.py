@@ -67,8 +67,9 @@ def search_origin(*, vector_rank: int | None, keyword_rank: int | None, pinned: 
 def item_row(fields: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
     """The row mapping of a raw-SQL tuple selecting `fields` (a raw cursor returns jsonb as text)."""
     row = dict(zip(fields, values, strict=False))
-    if isinstance(row.get("metadata"), str):
-        row["metadata"] = json.loads(row["metadata"])
+    metadata = row.get("metadata")
+    if isinstance(metadata, str):
+        row["metadata"] = {} if metadata == "{}" else json.loads(metadata)  # most items carry none
     return row
 
 

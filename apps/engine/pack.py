@@ -108,6 +108,7 @@ def assemble(
     grouping = groups_by_day_in(fmt=fmt, template=template)
     failed: list[tuple[str, int]] = []
     seen: set[str] = set()  # the sentences of the items in the context (a summary must not repeat them)
+    unseen: list[str] = []  # texts taken whose sentences are not in `seen` yet: added when a summary needs them
     stood_in: set[int] = set()  # window turns a community in the context stands in for
 
     def piece_of(s: Scored, text: str, depth: str, truncated: bool, in_day: bool) -> str:
@@ -141,6 +142,10 @@ def assemble(
             if not depths:
                 decisions[key] = _trace(s, "excluded", why_not, 0)
                 continue
+            if c.source in DERIVED_SOURCES and unseen:
+                for text in unseen:
+                    seen.update(sentence_keys(text))
+                unseen.clear()
             if c.source in DERIVED_SOURCES and seen:
                 fresh = without_seen(every_rung, seen)
                 if not fresh:
@@ -212,7 +217,7 @@ def assemble(
             if in_day:
                 days.add(day(c))
             if c.source == "item":
-                seen.update(sentence_keys(chosen.text))
+                unseen.append(chosen.text)
             stood_in.update(c.stands_in_for)
             capped = chosen.truncated and any(chosen.text == rung.text for rung in rungs)  # cut to its cap
             cut_made = cut_made or (chosen.truncated and not capped)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.versions import content_version
 from apps.layers.errors import AMBIGUOUS_EXTERNAL_ID, LAYER_NOT_FOUND
 from apps.layers.models import Layer
-from apps.layers.selectors import LayerTree
+from apps.layers.selectors import LayerTree, layer_scope
 
 MAX_SNAPSHOTS = 256  # workspaces kept per process
 
@@ -29,6 +30,23 @@ class LayerSnapshot:
 
     layers: dict[int, Layer]
     tree: LayerTree
+    _scopes: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def scope(self, layer_id: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """`layer_scope` of the layer (ancestors nearest first, itself, descendants), worked out once
+        per snapshot: every request at a layer asks for it."""
+        found = self._scopes.get(layer_id)
+        if found is None:
+            ancestors, own, descendants = layer_scope(tree=self.tree, layer_id=layer_id)
+            found = self._scopes[layer_id] = (tuple(ancestors), tuple(own), tuple(descendants))
+        return found
+
+    @cached_property
+    def names(self) -> dict[int, str]:
+        """Each layer's name by id (read-only, shared like the snapshot)."""
+        return {pk: name for pk, (_, _, name) in self.tree.items()}
 
     def get(self, layer_id: int) -> Layer:
         layer = self.layers.get(layer_id)

@@ -35,7 +35,7 @@ from apps.layers.embedding_space import reembedding_note
 from apps.layers.errors import ITEM_NOT_FOUND
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer, LayerKind
-from apps.layers.selectors import LayerTree, item_get, layer_scope
+from apps.layers.selectors import LayerTree, item_get
 from apps.layers.snapshot import LayerSnapshot, layer_snapshot
 from apps.layers.vectors import vector_available
 from apps.profiles.services import ProfileInput
@@ -94,11 +94,10 @@ def assemble_outcome(
             r = resolve(workspace=workspace, params=params, layers=layers, profile_draft=profile_draft)
         if params.expand_related and not 0 <= params.expand_related <= settings.MAX_RELATED_DEPTH:
             raise InvalidInput(f"expand_related must be 0..{settings.MAX_RELATED_DEPTH}", code=INVALID_EXPAND_RELATED)
-        tree = layers.tree
         window_layers = _conversation(workspace, layers, params, r.layer)
     timeout = settings.ASSEMBLY_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms
     deadline = Deadline(limit_ms=timeout or None, started=started, cancelled=cancelled)
-    packed = _gather_and_pack(workspace, params, r, tree, window_layers, deadline, timings)
+    packed = _gather_and_pack(workspace, params, r, layers, window_layers, deadline, timings)
     return Outcome(
         resolved=r,
         ranked=packed.ranked,
@@ -227,7 +226,7 @@ def _conversation(workspace: Workspace, layers: LayerSnapshot, params: ContextPa
         found = layers.by_external_id(params.conversation_id, kinds=(LayerKind.SESSION, LayerKind.MULTI_SESSION))
         if not found:
             raise NotFound(f"conversation {params.conversation_id!r} not found", code=CONVERSATION_NOT_FOUND)
-        _, own, descendants = layer_scope(tree=layers.tree, layer_id=found[0].pk)
+        _, own, descendants = layers.scope(found[0].pk)
         return (*own, *descendants)
     if layer.kind == LayerKind.SESSION:
         return (layer.pk,)
@@ -286,7 +285,7 @@ def _gather_and_pack(
     workspace: Workspace,
     params: ContextParams,
     r: Resolved,
-    tree: LayerTree,
+    layers: LayerSnapshot,
     window_layers: tuple[int, ...],
     deadline: Deadline,
     timings: StageTimes,
@@ -304,7 +303,7 @@ def _gather_and_pack(
             workspace=workspace,
             params=params,
             resolved=r,
-            tree=tree,
+            layers=layers,
             window_layers=window_layers,
             deadline=deadline,
             timings=timings,
@@ -320,7 +319,7 @@ def _gather_and_pack(
         group_id=params.group_id,
         agent_type=r.agent_type,
         resolution=r.resolution,
-        threads=_threads(tree, {c.layer_id for c in candidates}),
+        threads=_threads(layers.tree, {c.layer_id for c in candidates}),
     )
     deadline.check("ranking")
     unranked: list[Candidate] = []
@@ -393,14 +392,15 @@ def _gather_request(
     workspace: Workspace,
     params: ContextParams,
     resolved: Resolved,
-    tree: LayerTree,
+    layers: LayerSnapshot,
     window_layers: tuple[int, ...],
     deadline: Deadline,
     timings: StageTimes,
     query_vector: np.ndarray | None | Callable[[], np.ndarray | None],
 ) -> GatherRequest:
     """What every source reads: the request, its layers in scope and the item filters over them."""
-    ancestors, own, descendants = layer_scope(tree=tree, layer_id=resolved.layer.pk)
+    tree = layers.tree
+    ancestors, own, descendants = layers.scope(resolved.layer.pk)
     filters = ItemFilters(
         workspace_id=workspace.pk,
         layer_ids=_searched_layers(tree, (*own, *descendants, *ancestors), window_layers, params),
@@ -415,10 +415,10 @@ def _gather_request(
         params=params,
         resolved=resolved,
         tree=tree,
-        layer_names={k: v[2] for k, v in tree.items()},
-        ancestors=tuple(ancestors),
-        own=tuple(own),
-        descendants=tuple(descendants),
+        layer_names=layers.names,
+        ancestors=ancestors,
+        own=own,
+        descendants=descendants,
         filters=filters,
         window_layers=window_layers,
         deadline=deadline,
