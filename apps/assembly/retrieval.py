@@ -23,6 +23,7 @@ from apps.assembly.deadline import Deadline
 from apps.assembly.degraded import Degraded, degraded
 from apps.assembly.timings import StageTimes
 from apps.core import embeddings
+from apps.core.prepared import prepared_cursor
 from apps.core.stored_vectors import similarity
 from apps.engine import Candidate, Rung
 from apps.engine.candidates import ITEM_FIELDS, item_candidate, item_row, search_origin
@@ -290,7 +291,7 @@ def _fetch_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     Django registers a pure-Python timestamptz loader on every connection (3.5 us a value); the
     cursor gets psycopg's C loader instead (0.4 us), whose datetimes are in the session's time zone.
     """
-    with connection.cursor() as cur:
+    with prepared_cursor(connection) as cur:  # the same few statements on every request (apps/core/prepared.py)
         cur.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
         cur.execute(sql, params)
         fetched = cur.fetchall()

@@ -1,0 +1,45 @@
+"""Cursors whose statements PostgreSQL keeps prepared: parsed and planned once per connection.
+
+Django's psycopg cursor binds parameters on the client, so every statement is sent as text and
+PostgreSQL parses, analyses and plans it again. The assembly's row fetches are the same few
+statements on every request; a server-side binding cursor lets psycopg prepare each of them on
+its connection after PREPARE_AFTER runs, after which PostgreSQL reuses the parse tree and, once
+its generic plan costs no more than the custom ones, the plan. Connections come from the pool
+with their prepared statements (nothing resets them), so the saving holds across requests.
+Django turns psycopg's preparing off (`prepare_threshold` None, for transaction poolers such as
+PgBouncer, which this service does not use): it is turned on here, on the connections these
+cursors use; Django's own cursors bind on the client and never prepare whatever the setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
+
+PREPARE_AFTER = 5  # runs of a statement on a connection before it is prepared (psycopg's default)
+
+
+@contextmanager
+def prepared_cursor(connection: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
+    """A cursor of `connection` with server-side binding, wrapped as `connection.cursor()` wraps its own
+    (query logging, error translation, thread checks); outside PostgreSQL, or while an execute
+    wrapper rewrites statements (a statement timeout prefixes a SET, which a prepared statement
+    cannot hold), the usual cursor."""
+    if connection.vendor != "postgresql" or connection.execute_wrappers:
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
+
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    if connection.connection.prepare_threshold is None:
+        connection.connection.prepare_threshold = PREPARE_AFTER
+    with connection.wrap_database_errors:
+        # As connection.cursor() wraps the cursor it creates (a private step of Django's: no public one takes a cursor).
+        cursor = connection._prepare_cursor(ServerBindingCursor(connection.connection))  # type: ignore[attr-defined]
+    with cursor:
+        yield cursor
