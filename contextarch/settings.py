@@ -168,6 +168,9 @@ if env_bool("DB_POOL", True):
             "timeout": env_float("DB_POOL_TIMEOUT_SECONDS", 0.5, minimum=0.05),
         }
     }
+# The hot path's row fetches are prepared on their pooled connection (apps/core/prepared.py); off
+# for a transaction pooler (PgBouncer in transaction mode before 1.21) in front of DATABASE_URL.
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 # Every statement is bounded (libpq `options`, so each pooled connection starts with them): a
 # request never waits on a lock longer than DB_LOCK_TIMEOUT_MS nor runs a statement longer than
 # DB_STATEMENT_TIMEOUT_MS; both answer 503 (apps/core/db_health.py). 0 turns one off. manage.py

@@ -9,6 +9,8 @@ with their prepared statements (nothing resets them), so the saving holds across
 Django turns psycopg's preparing off (`prepare_threshold` None, for transaction poolers such as
 PgBouncer, which this service does not use): it is turned on here, on the connections these
 cursors use; Django's own cursors bind on the client and never prepare whatever the setting.
+`DB_PREPARED_STATEMENTS=0` gives the usual cursor everywhere (for a transaction pooler in front of
+DATABASE_URL, whose next transaction may run on a connection that never prepared the statement).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 
@@ -27,8 +30,8 @@ def prepared_cursor(connection: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
     """A cursor of `connection` with server-side binding, wrapped as `connection.cursor()` wraps its own
     (query logging, error translation, thread checks); outside PostgreSQL, or while an execute
     wrapper rewrites statements (a statement timeout prefixes a SET, which a prepared statement
-    cannot hold), the usual cursor."""
-    if connection.vendor != "postgresql" or connection.execute_wrappers:
+    cannot hold), or with DB_PREPARED_STATEMENTS off, the usual cursor."""
+    if connection.vendor != "postgresql" or connection.execute_wrappers or not settings.DB_PREPARED_STATEMENTS:
         with connection.cursor() as cursor:
             yield cursor
         return

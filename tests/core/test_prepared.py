@@ -46,3 +46,12 @@ def test_it_binds_on_the_client_while_an_execute_wrapper_rewrites_statements() -
         cur.nextset()
         assert cur.fetchone() == (2,)
     assert seen and not any("wrapped" in statement for statement in _prepared_statements())
+
+
+def test_it_prepares_nothing_when_turned_off(settings: Any) -> None:
+    settings.DB_PREPARED_STATEMENTS = False
+    for n in range(PREPARE_AFTER + 2):
+        with prepared_cursor(connection) as cur:
+            cur.execute(STATEMENT + " -- off", [n])
+            assert cur.fetchone() == (n + 1,)
+    assert not any("off" in statement for statement in _prepared_statements())
