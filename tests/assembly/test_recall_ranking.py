@@ -3,6 +3,7 @@ together, and the turns said next to a top hit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -66,7 +67,7 @@ def test_a_layer_whose_hits_score_well_together_lifts_them_above_a_lone_better_h
     # session 20 talks about the topic (three good hits); session 10 shares one word with the question
     hits = [
         hit(1, sim=0.90, layer_id=10),
-        hit(2, sim=0.89, layer_id=20),
+        replace(hit(2, sim=0.89, layer_id=20), content="turn 2?"),  # its reply (6) takes the whole share
         hit(3, sim=0.88, layer_id=20),
         hit(4, sim=0.87, layer_id=20),
         hit(5, sim=0.80, layer_id=10),
