@@ -198,8 +198,8 @@ class ItemSearch(models.Model):
     class Meta:
         indexes = [
             GinIndex(fields=["search_vector"], name="itemsearch_vector_gin"),
-            # A workspace's newest items (keyword_search.py's window past the score cap): its newest id
-            # in one index step, and the window's rows as a bitmap ANDed with a common word's matches.
+            # A workspace's newest items (keyword_search.py's window past the score cap): its oldest and newest
+            # ids, an index step each, and the window's rows as a bitmap ANDed with a common word's matches.
             models.Index(fields=["workspace_id", "item_id"], name="itemsearch_workspace_item"),
         ]
 

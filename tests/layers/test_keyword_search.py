@@ -11,7 +11,7 @@ from apps.layers import keyword_search
 from apps.layers.filters import ItemFilters
 from apps.layers.models import Layer
 from apps.layers.services import ItemInput, items_create
-from tests.support.tenants import Tenant
+from tests.support.tenants import Tenant, make_tenant
 
 # 24 items with "alpha", 12 of them also "beta", 3 items with the rare "zanzibar" too, one "beta" only.
 TEXTS = (
@@ -197,4 +197,26 @@ def test_a_scope_of_older_items_widens_the_window_until_it_holds_enough_matches(
         hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta", limit=50)
     # the first window (the newest ~5 ids) holds none of the scope's beta items; the next, 8x wider, all
     assert sum("chosen AS" in sql for sql in executed) == 2
+    assert {h.item_id for h in hits} == {i for i, text in content.items() if "eta" in text or "Zanzibar" in text}
+
+
+def test_a_small_workspace_among_many_items_is_searched_without_a_window(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    busy = make_tenant("busy")
+    items_create(
+        layer=busy.root, items=[ItemInput(kind="memory", type="fact", content=f"Beta {n}.") for n in range(200)]
+    )
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE layers_itemsearch")
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 100)
+    executed: list[str] = []
+    with connection.execute_wrapper(lambda execute, sql, *rest: executed.append(sql) or execute(sql, *rest)):
+        hits = keyword_search.keyword_items(filters=filters, query="zanzibar beta", limit=50)
+    # beta, in 216 of the table's 228 items, is expected past SCORE_CAP: its window would be the newest ~106
+    # ids, and the workspace spans 28: one statement over all of it, not a window widened until it does
+    (pruned,) = [sql for sql in executed if "chosen AS" in sql]
+    assert "item_id >" not in pruned
     assert {h.item_id for h in hits} == {i for i, text in content.items() if "eta" in text or "Zanzibar" in text}
