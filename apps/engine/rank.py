@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 
 from apps.core.fusion import KEYWORD_WEIGHT, VECTOR_WEIGHT
+from apps.engine.dates import Period
 from apps.engine.fusion import fusion_scores, layer_focus
 from apps.engine.policy import Resolution
 from apps.engine.types import Candidate, Scored, Source
@@ -70,6 +71,7 @@ class RankContext:
     # layer id → the conversation (multi-session layer) it belongs to, for the focus part
     threads: Mapping[int, int] = field(default_factory=dict)
     focus: Mapping[int, float] = field(default_factory=dict)  # filled by `rank`
+    period: Period | None = None  # the period the query names by its date (engine/dates.py)
 
 
 Scorer = Callable[[Candidate, RankContext], Scored]
@@ -97,6 +99,10 @@ OTHER_NEIGHBOUR_SHARE = 0.5
 # A hit's layer adds up to this share of the best possible fused score (engine/fusion.py
 # layer_focus); chosen on the LoCoMo development set (see README, Benchmarks).
 LAYER_FOCUS = 0.5
+# A hit said in the period the query names by its date (engine/dates.py) adds this share of the best
+# possible fused score, as a layer's lift does: "What did Dave open in May 2023?" is about May 2023.
+# On the LoCoMo development set 0.5 paid more than 0.25 (README, Benchmarks).
+DATE_LIFT = 0.5
 _ASKS = re.compile(r"\?\W*$")
 
 
@@ -110,7 +116,9 @@ def answers(c: Candidate, hit: Candidate | None) -> bool:
     return hit is not None and asks(hit.content) and (c.created_at, c.id) > (hit.created_at, hit.id)
 
 
-def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> dict[tuple[str, int], float]:
+def relevance_by_position(
+    candidates: list[Candidate], weights: RankWeights, period: Period | None = None
+) -> dict[tuple[str, int], float]:
     """Relevance in [0, 1] from each search hit's place in the fused list: 1 for the best hit.
 
     Fused values can be nearly flat, which would let recency or importance outvote retrieval;
@@ -118,10 +126,16 @@ def relevance_by_position(candidates: list[Candidate], weights: RankWeights) -> 
     Related items inherit a share of their neighbour's relevance (see retrieval.related_items).
     Hits with equal retrieval scores share a place: their order is only the database's tie-break,
     and must not outweigh a package's priority or agent type. A hit's layer lifts
-    it by how well the layer's hits score together (engine/fusion.py layer_focus).
+    it by how well the layer's hits score together (engine/fusion.py layer_focus), and a hit said in
+    the `period` the query names by its date by DATE_LIFT (its layer and neighbours with it).
     """
     found = [c for c in candidates if c.vector_rank or c.keyword_rank]
     fused_score = fusion_scores(found, vector=weights.vector, keyword=weights.keyword)
+    if period is not None:  # a hit said when the query's date names: its layer and neighbours share the lift
+        dated = DATE_LIFT * (weights.vector + weights.keyword)
+        fused_score = {
+            c.key: fused_score[c.key] + (dated if period[0] <= c.created_at < period[1] else 0.0) for c in found
+        }
     focus = layer_focus(found, fused_score)
     lift = LAYER_FOCUS * (weights.vector + weights.keyword)
 
@@ -286,7 +300,7 @@ def rank(
 
     With a `failed` list, a candidate the scorer fails on is left out and appended to it (the
     caller warns); without one, the scorer's exception propagates."""
-    relevance = relevance_by_position(candidates, context.weights)
+    relevance = relevance_by_position(candidates, context.weights, context.period)
     context = replace(context, relevance=relevance, focus=thread_focus(candidates, relevance, context.threads))
     scored = []
     for c in candidates:

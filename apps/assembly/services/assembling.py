@@ -29,6 +29,7 @@ from apps.core.field_errors import INVALID_EXPAND_RELATED
 from apps.core.isolation import isolated
 from apps.core.tokenizer.estimates import scaled
 from apps.engine import Assembled, Candidate, RankContext, Scored, TraceEntry, assemble, rank
+from apps.engine.dates import query_period
 from apps.engine.floor import HitFloor
 from apps.engine.types import Reason
 from apps.layers.embedding_space import reembedding_note
@@ -320,6 +321,7 @@ def _gather_and_pack(
         agent_type=r.agent_type,
         resolution=r.resolution,
         threads=_threads(layers.tree, {c.layer_id for c in candidates}),
+        period=query_period(params.query),
     )
     deadline.check("ranking")
     unranked: list[Candidate] = []
