@@ -373,6 +373,9 @@ DEFAULT_MODEL = env_str("DEFAULT_MODEL", "gpt-4o")
 DEFAULT_TOKEN_BUDGET = env_int("DEFAULT_TOKEN_BUDGET", 8000, minimum=1)
 MAX_TOKEN_BUDGET = env_int("MAX_TOKEN_BUDGET", 2_000_000, minimum=1)
 RETRIEVAL_CANDIDATES = env_int("RETRIEVAL_CANDIDATES", 50, minimum=1)
+# Bigger contexts search deeper: each search fetches RETRIEVAL_CANDIDATES per 1,000 tokens of the
+# budget, at least RETRIEVAL_CANDIDATES and at most RETRIEVAL_CANDIDATES_MAX (apps/assembly/sources/hits.py).
+RETRIEVAL_CANDIDATES_MAX = env_int("RETRIEVAL_CANDIDATES_MAX", 100, minimum=1)
 # Tracing (off unless the standard OTEL_* variables ask for it: apps/core/telemetry): an assembly's span
 # carries the decisions about this many best-ranked candidates as events.
 TRACING_CANDIDATE_EVENTS = env_int("TRACING_CANDIDATE_EVENTS", 20, minimum=0)

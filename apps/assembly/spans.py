@@ -19,6 +19,7 @@ from opentelemetry.trace import Span
 
 from apps.assembly.params import ContextParams
 from apps.assembly.results import ContextResult
+from apps.assembly.sources.hits import candidate_limit
 from apps.core import telemetry
 from apps.engine import TraceEntry
 from apps.workspaces.models import Workspace
@@ -38,7 +39,6 @@ def assembly_started(
         "contextarch.origin": origin,
         "gen_ai.operation.name": "retrieval",
         "gen_ai.data_source.id": workspace.slug,
-        "gen_ai.retrieval.top_k": settings.RETRIEVAL_CANDIDATES,
         "gen_ai.request.model": params.model,
         "gen_ai.conversation.id": params.conversation_id,
         "contextarch.layer.id": params.layer_id,
@@ -67,6 +67,7 @@ def assembly_annotate(
             "gen_ai.request.model": result.model,
             "contextarch.layer.id": layer_id,
             "contextarch.token_budget": result.token_budget,
+            "gen_ai.retrieval.top_k": candidate_limit(result.token_budget),  # each search's, for this budget
             "contextarch.total_tokens": result.total_tokens,
             "contextarch.encoding": result.encoding,
             "contextarch.tokens_estimated": result.tokens_estimated,

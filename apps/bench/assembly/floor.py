@@ -1,8 +1,9 @@
 """The floor of a vector assembly: what no implementation can skip, timed on the same data and machine.
 
-Per request: a bare pgvector top-k in the workspace (the HNSW index, no other filter), one fetch of
-those rows' texts, and the exact token count of what would be packed (texts in rank order until the
-budget is full). No Django request, no ranking, no formatting, no record.
+Per request: a bare pgvector top-k in the workspace (the HNSW index, no other filter; as many as
+the assembly's search fetches for the budget), one fetch of those rows' texts, and the exact token
+count of what would be packed (texts in rank order until the budget is full). No Django request, no
+ranking, no formatting, no record.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
+from apps.assembly.sources.hits import candidate_limit
 from apps.bench.assembly.cpu import postgres_pid, process_cpu_seconds, tree_cpu_seconds
 from apps.core import tokenizer
 
@@ -37,7 +39,7 @@ def _one(workspace_id: int, vector: list[float], budget: int, encoding: str) -> 
         cur.execute(
             "SELECT id FROM layers_item WHERE workspace_id = %s AND embedding IS NOT NULL "
             "ORDER BY embedding <=> %s::vector LIMIT %s",
-            [workspace_id, literal, settings.RETRIEVAL_CANDIDATES],
+            [workspace_id, literal, candidate_limit(budget)],  # as many as the assembly's search fetches
         )
         ids = [row[0] for row in cur.fetchall()]
         cur.execute("SELECT id, content FROM layers_item WHERE id = ANY(%s)", [ids])
