@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -35,7 +37,7 @@ def prepared_cursor(connection: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
         with connection.cursor() as cursor:
             yield cursor
         return
-    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
+    cursor_class = _logged_prepared_cursor_class()
 
     connection.close_if_health_check_failed()
     connection.ensure_connection()
@@ -43,6 +45,23 @@ def prepared_cursor(connection: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
         connection.connection.prepare_threshold = PREPARE_AFTER
     with connection.wrap_database_errors:
         # As connection.cursor() wraps the cursor it creates (a private step of Django's: no public one takes a cursor).
-        cursor = connection._prepare_cursor(ServerBindingCursor(connection.connection))  # type: ignore[attr-defined]
+        cursor = connection._prepare_cursor(cursor_class(connection.connection))  # type: ignore[attr-defined]
     with cursor:
         yield cursor
+
+
+@cache
+def _logged_prepared_cursor_class() -> type:
+    """Django's ServerBindingCursor that keeps the statement it ran when it ran a prepared one.
+
+    Django logs a statement (DEBUG, `CaptureQueriesContext`, `assert_num_queries`) by reading
+    psycopg's `cursor._query`, which psycopg sets when it sends a statement as text but not when it
+    runs an already prepared one: the logged SQL was None (the full suite's access test failed on it)."""
+    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
+
+    class LoggedPreparedCursor(ServerBindingCursor):
+        def _send_query_prepared(self, name: bytes, pgq: Any, *, binary: bool | None = None) -> None:
+            self._query = pgq
+            super()._send_query_prepared(name, pgq, binary=binary)
+
+    return LoggedPreparedCursor

@@ -55,3 +55,13 @@ def test_it_prepares_nothing_when_turned_off(settings: Any) -> None:
             cur.execute(STATEMENT + " -- off", [n])
             assert cur.fetchone() == (n + 1,)
     assert not any("off" in statement for statement in _prepared_statements())
+
+
+def test_a_prepared_statement_is_logged_with_its_sql(django_assert_num_queries: Any) -> None:
+    with django_assert_num_queries(PREPARE_AFTER + 2) as captured:
+        for n in range(PREPARE_AFTER + 2):
+            with prepared_cursor(connection) as cur:
+                cur.execute(STATEMENT + " -- logged", [n])
+                assert cur.fetchone() == (n + 1,)
+    assert all("prepared_probe" in (q["sql"] or "") for q in captured.captured_queries)
+    assert any("logged" in statement for statement in _prepared_statements())  # it did run prepared
