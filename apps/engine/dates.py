@@ -27,9 +27,9 @@ Period = tuple[datetime, datetime]  # [start, end) in UTC
 def _day(year: str, month: str, day: str) -> Period | None:
     try:
         named = datetime(int(year), _MONTHS[month.lower()], int(day), tzinfo=UTC)
-    except ValueError:  # 31 February
+        return named - DAY_SPAN, named + timedelta(days=1) + DAY_SPAN
+    except (ValueError, OverflowError):  # 31 February; a week around 1 January 0001 or 31 December 9999
         return None
-    return named - DAY_SPAN, named + timedelta(days=1) + DAY_SPAN
 
 
 def query_period(text: str) -> Period | None:

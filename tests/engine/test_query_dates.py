@@ -29,6 +29,9 @@ def test_it_reads_no_date_without_a_year_or_that_does_not_exist() -> None:
     for text in ("Who headlined the festival in October?", "what did we say last week", "back in 2023", ""):
         assert query_period(text) is None, text
     assert query_period("on 31 February 2023") is None
+    # A week around the first or last day a datetime holds overflows: no period, never an error.
+    for text in ("on 1 January, 0001", "on 2 January 0001", "on 31 December, 9999", "in December 9999"):
+        assert query_period(text) is None, text
 
 
 def turn(id: int, sim: float, said: datetime) -> Candidate:
