@@ -30,6 +30,8 @@ MODULES = (
     "apps.assembly.sources.communities",
     "apps.core.text",
     "apps.summaries.extractive",
+    "apps.engine.rank",
+    "apps.engine.dates",
 )
 
 # Short units that a pattern's match starts with, or that its loops consume: each is repeated up

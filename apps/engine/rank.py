@@ -103,12 +103,17 @@ LAYER_FOCUS = 0.5
 # possible fused score, as a layer's lift does: "What did Dave open in May 2023?" is about May 2023.
 # On the LoCoMo development set 0.5 paid more than 0.25 (README, Benchmarks).
 DATE_LIFT = 0.5
-_ASKS = re.compile(r"\?\W*$")
+_WORD = re.compile(r"\w")
 
 
 def asks(text: str) -> bool:
-    """Whether a turn ends with a question (a question mark, then nothing but spaces, quotes or emoji)."""
-    return _ASKS.search(text) is not None
+    """Whether a turn ends with a question (a question mark, then nothing but spaces, quotes or emoji).
+
+    In linear time: the last question mark, then no word character after it (a pattern such as
+    `\\?\\W*$` searched over the text runs to the end from every question mark: 8.8 s on 40,000 of
+    them followed by a letter)."""
+    last = text.rfind("?")
+    return last >= 0 and _WORD.search(text, last + 1) is None
 
 
 def answers(c: Candidate, hit: Candidate | None) -> bool:
