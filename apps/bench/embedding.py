@@ -120,8 +120,8 @@ class Probe:
             "partial": self.partial,
             "errors": self.errors,
             "deadline_ms": settings.ASSEMBLY_TIMEOUT_MS,
-            "writes_done_s": None if self.writes_s is None else round(self.writes_s, 1),
-            "live_turn_embedded_s": None if self.live_s is None else round(self.live_s, 1),
+            "writes_done_s": None if self.writes_s is None else round(self.writes_s, 3),
+            "live_turn_embedded_s": None if self.live_s is None else round(self.live_s, 3),
             "pending_when_live_turn_posted": self.live_pending,
         }
 
