@@ -391,6 +391,9 @@ REQUEST_MAX_CONTENT_CHARS = env_int("REQUEST_MAX_CONTENT_CHARS", 2_000_000, mini
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # How long the first answer to a POST with an `Idempotency-Key` is kept for repeats of the key.
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
+# The garbage collector's youngest-generation threshold in the server's workers (contextarch/asgi.py;
+# Python's default is 700): a request allocates thousands of objects that reference counting frees.
+GC_YOUNG_THRESHOLD = env_int("GC_YOUNG_THRESHOLD", 10_000, minimum=1)
 TRACE_SAMPLE_RATE = env_float("TRACE_SAMPLE_RATE", 1.0, minimum=0.0, maximum=1.0)
 # Served items' access counts are written once per this many seconds, in one upsert (apps/conversations/access.py);
 # 0 writes after every answer (the tests' live servers: no write lands while a test's database is flushed).
