@@ -28,10 +28,19 @@ small workspace in a big table, whose frequencies are the table's, is searched o
 widening). A scope whose items are few among the workspace's newest (an old project) widens the
 window `WIDEN`-fold until it holds SCORE_CAP / 2 of its matches, or the whole workspace.
 
-Where a windowed statement's time goes at 1M items (the bench, EXPLAIN ANALYZE, all buffers hit,
-~24 ms for ~8,000 matches): 10 ms building the window's bitmap from the btree (~300k ids, ~35 ns
-each), 3 ms the word's GIN postings (30k), 8 ms reading and scoring the matched rows (6,500 pages),
-3-4 ms the average length, the sort and the count. A BRIN index on item_id for the window cost 0.2 ms
+The window is read from a second GIN index whose keys are the items' lexemes tagged with their
+workspace and their bucket of 4,096 ids ('bill 3 244', migration 0016): the word's keys in the
+window's buckets are its matches there, ~8,000 postings, where ANDing the word's whole posting list
+with the primary key's range of the window read every id of it (~300k, ~10 ms at 1M items, more when
+newer items of other workspaces lie past the window's start). The window's exact start is a filter on
+those matches. A window over more than MAX_BUCKETS buckets (a workspace whose ids are spread thin
+among others') is the primary key's range as before.
+
+Where a windowed statement's time went at 1M items with the btree window (the bench, EXPLAIN ANALYZE,
+all buffers hit, ~24 ms for ~8,000 matches): 10 ms building the window's bitmap from the btree (~300k
+ids, ~35 ns each), 3 ms the word's GIN postings (30k), 8 ms reading and scoring the matched rows
+(6,500 pages), 3-4 ms the average length, the sort and the count; the bucket keys take the first two's
+place at ~3 ms. A BRIN index on item_id for the window cost 0.2 ms
 to read but made things worse (85 ms): the planner ANDs its lossy pages first, and the intersection
 stays lossy, so every row of the window's 7,700 pages (290k) is rechecked.
 
@@ -63,6 +72,13 @@ MATCH_CAP = 1000
 SCORE_CAP = 8000
 # How much that window grows when the scope holds fewer than half of SCORE_CAP of its matches.
 WIDEN = 8
+# The window's buckets of 2^BUCKET_BITS ids: the GIN index itemsearch_bucket_lexeme_gin holds each lexeme
+# of an item as 'lexeme workspace bucket' (migration 0016's itemsearch_bucket_lexemes, whose 12 this is),
+# so the common word in a window is read from the index as the keys of its buckets: its matches there.
+BUCKET_BITS = 12
+# A window over more buckets than this (a workspace whose ids are spread thin among other workspaces')
+# is the primary key's range of ids ANDed with the word's postings instead.
+MAX_BUCKETS = 512
 # The rarest query words scored past the cap (the commonest add least to a BM25 sum).
 MAX_SCORED_WORDS = 200
 # How long the lexeme frequencies read from pg_stats are reused.
@@ -189,9 +205,10 @@ def _pruned(
         # A window that starts at or before the workspace's oldest item holds all of it: no window.
         window = None if span is None or ids is None or span >= ids[1] - ids[0] else ids[1] - round(span)
         words, windowed = (chosen, []) if window is None else (rare, [window])
+        buckets = _buckets(common, filters.workspace_id, window, ids[1]) if window is not None and ids else None
         cur.execute(
-            _pruned_sql(where=conditions, words=len(scored), window=window is not None),
-            [words, common, *scored, *windowed, *params, *idf, *windowed, limit],
+            _pruned_sql(where=conditions, words=len(scored), window=window is not None, buckets=buckets is not None),
+            [words, common, *scored, *([buckets] if buckets else []), *windowed, *params, *idf, *windowed, limit],
         )
         rows = cur.fetchall()
         if window is None or (rows and rows[0][2] >= SCORE_CAP // 2):
@@ -199,11 +216,24 @@ def _pruned(
         span = (span or 0.0) * WIDEN  # the scope holds few of the workspace's newest items: look further back
 
 
+def _buckets(common: str, workspace_id: int, window: int, newest: int) -> list[str] | None:
+    """The keys of `common` in the buckets of the ids past `window` up to one bucket past `newest` (items
+    written since it was read), as the index's function makes them; None past MAX_BUCKETS."""
+    first, last = window >> BUCKET_BITS, (newest >> BUCKET_BITS) + 1
+    if last - first + 1 > MAX_BUCKETS:
+        return None
+    return [f"{common} {workspace_id} {b}" for b in range(first, last + 1)]
+
+
 def _id_range(cur: CursorWrapper, workspace_id: int) -> tuple[int, int] | None:
     """The workspace's oldest and newest item ids (a step down each end of the (workspace_id, item_id) index)."""
     cur.execute("SELECT min(item_id), max(item_id) FROM layers_itemsearch WHERE workspace_id = %s", [workspace_id])
     row = cur.fetchone()
     return None if row is None or row[0] is None else (row[0], row[1])
+
+
+# The expression of the index itemsearch_bucket_lexeme_gin (models.ItemSearch), as the planner must see it.
+BUCKET_KEY = "itemsearch_bucket_lexemes(search_vector, workspace_id, item_id)"
 
 
 # Every match scored; each word's idf from its document frequency among the matches. Past `cap`
@@ -247,14 +277,19 @@ _EXACT = """
 # avglen is materialised: inlined, each word's part would average the matches again. A match's
 # length norm, K1 x (0.25 + 0.75 x len / avglen), is computed once, not once per word (OFFSET 0
 # keeps the planner from pulling the subquery up and pasting the expression back into each part).
-def _pruned_sql(*, where: str, words: int, window: bool) -> str:
+def _pruned_sql(*, where: str, words: int, window: bool, buckets: bool = False) -> str:
     tfs = "".join(
         f", CASE WHEN search_vector @@ tq{i} THEN ts_rank(search_vector, tq{i}, 0) * 10 END AS tf{i}"
         for i in range(words)
     )
     queries = "".join(f", plainto_tsquery('simple', %s) AS tq{i}" for i in range(words))
     parts = " + ".join(f"coalesce(%s::float8 * (tf{i} * ({K1} + 1)) / (tf{i} + hits.norm), 0)" for i in range(words))
-    common = "OR (search_vector @@ chosen.common AND item_id > %s)" if window else ""
+    if buckets:  # the word's keys in the window's buckets: exactly what the bitmap of the bucket index holds,
+        # so no row computes its keys again; then the window's exact start, a filter on the rows that
+        # matched no rare word (item_id + 0: not a range of the primary key, which the planner would AND in)
+        common = f"OR {BUCKET_KEY} && %s::text[]) AND (item_id + 0 > %s OR search_vector @@ chosen.tsq"
+    else:
+        common = "OR (search_vector @@ chosen.common AND item_id > %s)" if window else ""
     in_window = "WHERE id > %s" if window else ""
     return f"""
     WITH chosen AS (

@@ -8,7 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Func, Q
 
 from apps.layers.fields import EmbeddingField
 from apps.workspaces.models import Workspace
@@ -201,6 +201,19 @@ class ItemSearch(models.Model):
             # A workspace's newest items (keyword_search.py's window past the score cap): its oldest and newest
             # ids, an index step each, and the window's rows as a bitmap ANDed with a common word's matches.
             models.Index(fields=["workspace_id", "item_id"], name="itemsearch_workspace_item"),
+            # The same window as GIN keys: each lexeme tagged with the workspace and the item's bucket of 4,096
+            # ids (migration 0016's function), so a common word is matched in the newest buckets alone.
+            GinIndex(
+                Func(
+                    F("search_vector"),
+                    F("workspace_id"),
+                    F("item_id"),
+                    function="itemsearch_bucket_lexemes",
+                    output_field=ArrayField(models.TextField()),
+                ),
+                name="itemsearch_bucket_lexeme_gin",
+                fastupdate=False,  # no pending list: a search would match its many keys against every row of it
+            ),
         ]
 
     def __str__(self) -> str:

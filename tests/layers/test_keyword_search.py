@@ -220,3 +220,68 @@ def test_a_small_workspace_among_many_items_is_searched_without_a_window(
     (pruned,) = [sql for sql in executed if "chosen AS" in sql]
     assert "item_id >" not in pruned
     assert {h.item_id for h in hits} == {i for i, text in content.items() if "eta" in text or "Zanzibar" in text}
+
+
+def _pruned_statements(filters: ItemFilters, query: str) -> tuple[list[keyword_search.KeywordHit], list[tuple]]:  # type: ignore[type-arg]
+    """The hits, and each pruned statement run for them with its parameters."""
+    executed: list[tuple] = []  # type: ignore[type-arg]
+
+    def spy(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if "chosen AS" in sql:
+            executed.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(spy):
+        hits = keyword_search.keyword_items(filters=filters, query=query, limit=50)
+    return hits, executed
+
+
+def test_the_window_is_read_from_the_bucket_index(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, content = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 4)
+    hits, [(sql, params)] = _pruned_statements(filters, "zanzibar beta alpha")
+    assert sorted(h.item_id for h in hits) == sorted(content)[-7:]  # the same newest 7 as the btree window
+    with connection.cursor() as cur:  # a 28-row table is read whole, or along the workspace's btree, unless told
+        cur.execute("SET LOCAL enable_seqscan = off")  # otherwise (the drop is rolled back with the test)
+        cur.execute("DROP INDEX itemsearch_workspace_item")
+        for cost in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size"):
+            cur.execute(f"SET LOCAL {cost} = 0")  # parallel workers as cheap as can be
+        cur.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cur.fetchall())
+    # the common word in the window's buckets: the bucket index, not the btree's range of ids
+    assert "itemsearch_bucket_lexeme_gin" in plan and "item_id > " not in plan.split("Index Cond")[-1]
+    assert "Parallel" not in plan  # the search table is never scanned by parallel workers
+
+
+def test_a_window_over_too_many_buckets_is_a_btree_range_with_the_same_hits(
+    corpus: tuple[ItemFilters, dict[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filters, _ = corpus
+    monkeypatch.setattr(keyword_search, "MATCH_CAP", 5)
+    monkeypatch.setattr(keyword_search, "SCORE_CAP", 4)
+    in_buckets, [(bucketed, _)] = _pruned_statements(filters, "zanzibar beta alpha")
+    monkeypatch.setattr(keyword_search, "MAX_BUCKETS", 1)
+    in_range, [(ranged, _)] = _pruned_statements(filters, "zanzibar beta alpha")
+    assert keyword_search.BUCKET_KEY in bucketed and keyword_search.BUCKET_KEY not in ranged
+    assert in_range == in_buckets
+
+
+@pytest.mark.parametrize(
+    ("workspace_id", "item_id"), [(1, 1), (7, 4_095), (7, 4_096), (2**31 + 5, 2**40 + 3), (2**62, 2**63 - 1)]
+)
+@pytest.mark.django_db
+def test_the_bucket_keys_are_the_index_functions_keys(workspace_id: int, item_id: int) -> None:
+    keys = keyword_search._buckets("bill", workspace_id, item_id - 1, item_id)
+    assert keys is not None
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT {keyword_search.BUCKET_KEY} && %s::text[], {keyword_search.BUCKET_KEY} "
+            "FROM (SELECT to_tsvector('english', 'billing of the bills') AS search_vector, "
+            "%s::int8 AS workspace_id, %s::int8 AS item_id) AS item",
+            [keys, workspace_id, item_id],
+        )
+        overlaps, own = cur.fetchone()
+    assert overlaps is True and own == [f"bill {workspace_id} {item_id >> 12}"]
