@@ -72,6 +72,7 @@ class RankContext:
     threads: Mapping[int, int] = field(default_factory=dict)
     focus: Mapping[int, float] = field(default_factory=dict)  # filled by `rank`
     period: Period | None = None  # the period the query names by its date (engine/dates.py)
+    budget: int | None = None  # the context's token budget (None: not known)
 
 
 Scorer = Callable[[Candidate, RankContext], Scored]
@@ -103,6 +104,14 @@ LAYER_FOCUS = 0.5
 # possible fused score, as a layer's lift does: "What did Dave open in May 2023?" is about May 2023.
 # On the LoCoMo development set 0.5 paid more than 0.25 (README, Benchmarks).
 DATE_LIFT = 0.5
+# In a context of at most ASKING_BUDGET tokens (a dozen turns), a message hit that asks a question
+# (`asks`) ranks with ASKING_SHARE of its fused score: it matches a question about its topic as well as
+# the turn that answers it, but seldom holds the answer itself (on the LoCoMo development set a packed
+# turn that asks held evidence 4.1% of the time at 500 tokens, one that states 10.8%). Its reply still
+# takes the whole neighbour share of its unreduced score. In bigger contexts it paid nothing and cost
+# multi-hop questions a little (README, Benchmarks), so there it ranks as any hit.
+ASKING_SHARE = 0.65
+ASKING_BUDGET = 500
 _WORD = re.compile(r"\w")
 
 
@@ -122,7 +131,7 @@ def answers(c: Candidate, hit: Candidate | None) -> bool:
 
 
 def relevance_by_position(
-    candidates: list[Candidate], weights: RankWeights, period: Period | None = None
+    candidates: list[Candidate], weights: RankWeights, period: Period | None = None, budget: int | None = None
 ) -> dict[tuple[str, int], float]:
     """Relevance in [0, 1] from each search hit's place in the fused list: 1 for the best hit.
 
@@ -132,7 +141,9 @@ def relevance_by_position(
     Hits with equal retrieval scores share a place: their order is only the database's tie-break,
     and must not outweigh a package's priority or agent type. A hit's layer lifts
     it by how well the layer's hits score together (engine/fusion.py layer_focus), and a hit said in
-    the `period` the query names by its date by DATE_LIFT (its layer and neighbours with it).
+    the `period` the query names by its date by DATE_LIFT (its layer and neighbours with it). In a
+    context of at most ASKING_BUDGET tokens (`budget`), a message hit that asks a question keeps
+    ASKING_SHARE of its own score.
     """
     found = [c for c in candidates if c.vector_rank or c.keyword_rank]
     fused_score = fusion_scores(found, vector=weights.vector, keyword=weights.keyword)
@@ -147,7 +158,12 @@ def relevance_by_position(
     def company(c: Candidate) -> float:
         return lift * focus.get(c.layer_id, 0.0)
 
-    score = {c.key: fused_score[c.key] + company(c) for c in found}
+    small = budget is not None and budget <= ASKING_BUDGET
+
+    def own(c: Candidate) -> float:  # in a small context, a turn that asks takes ASKING_SHARE of its score
+        return fused_score[c.key] * (ASKING_SHARE if small and c.kind == "message" and asks(c.content) else 1.0)
+
+    score = {c.key: own(c) + company(c) for c in found}
     hits = sorted(found, key=lambda c: (-score[c.key], -fused(c, weights)))  # ranks break ties
     span = max(len(hits), RELEVANCE_SPAN)
     out: dict[tuple[str, int], float] = {}
@@ -305,7 +321,7 @@ def rank(
 
     With a `failed` list, a candidate the scorer fails on is left out and appended to it (the
     caller warns); without one, the scorer's exception propagates."""
-    relevance = relevance_by_position(candidates, context.weights, context.period)
+    relevance = relevance_by_position(candidates, context.weights, context.period, context.budget)
     context = replace(context, relevance=relevance, focus=thread_focus(candidates, relevance, context.threads))
     scored = []
     for c in candidates:

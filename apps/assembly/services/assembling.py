@@ -322,6 +322,7 @@ def _gather_and_pack(
         resolution=r.resolution,
         threads=_threads(layers.tree, {c.layer_id for c in candidates}),
         period=query_period(params.query),
+        budget=r.budget,
     )
     deadline.check("ranking")
     unranked: list[Candidate] = []
