@@ -4,6 +4,11 @@ issue 20 met: "Hey Evan, what's up?" ranked above the turns about Evan's car).""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from tests.support.api import bulk, layer
+from tests.support.tenants import Tenant
+
 SAM, EVAN = "user", "assistant"  # the roles the two speakers write as
 ANSWERS = (
     (EVAN, "finally picked up my car from the shop, the old Prius needed new brakes"),
@@ -81,3 +86,25 @@ def chat_turns(weeks: int = 5) -> list[tuple[str, str]]:
         if week in (1, 3):
             turns.append(ANSWERS[week // 2])
     return turns
+
+
+def chat_conversation(t: Tenant, turns: list[tuple[str, str]], *, name: str, start: datetime) -> int:
+    """`turns` as a client writes them: one session ("March") of a conversation layer named `name`, each
+    turn a message an hour after the one before (external ids turn-0, turn-1, ...); the conversation's id."""
+    conversation = layer(t, "multi_session", t.root.pk, name=name)
+    session = layer(t, "session", conversation, name="March")
+    bulk(
+        t,
+        session,
+        [
+            {
+                "kind": "message",
+                "role": role,
+                "content": text,
+                "external_id": f"turn-{n}",
+                "created_at": (start + timedelta(hours=n)).isoformat(),
+            }
+            for n, (role, text) in enumerate(turns)
+        ],
+    )
+    return conversation

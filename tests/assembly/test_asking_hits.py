@@ -6,14 +6,13 @@ asking turn still comes along at the whole neighbour share. Measured on the LoCo
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
 from apps.layers import vectors
 from apps.layers.embedder import items_embed_pending
-from tests.assembly.chatter_data import EVAN, SAM, chat_turns
-from tests.support.api import bulk, layer
+from tests.assembly.chatter_data import EVAN, SAM, chat_conversation, chat_turns
 from tests.support.tenants import Tenant
 
 pytestmark = pytest.mark.django_db
@@ -31,22 +30,7 @@ def chat(tenant: Tenant) -> int:
     turns = chat_turns()
     turns[10:10] = [ASKING, (EVAN, "no idea, never been")]
     turns[60:60] = [STATING, (SAM, "nice")]
-    conversation = layer(tenant, "multi_session", tenant.root.pk, name="Sam and Evan")
-    session = layer(tenant, "session", conversation, name="March")
-    bulk(
-        tenant,
-        session,
-        [
-            {
-                "kind": "message",
-                "role": role,
-                "content": text,
-                "external_id": f"turn-{n}",
-                "created_at": (START + timedelta(hours=n)).isoformat(),
-            }
-            for n, (role, text) in enumerate(turns)
-        ],
-    )
+    conversation = chat_conversation(tenant, turns, name="Sam and Evan", start=START)
     items_embed_pending(workspace_id=tenant.workspace.pk)
     vectors._centroids.clear()  # a scope remembered from another test is not this one
     return conversation

@@ -6,7 +6,7 @@ Benchmarks)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,7 +14,7 @@ from apps.core import embeddings
 from apps.layers import vectors
 from apps.layers.embedder import items_embed_pending
 from apps.layers.filters import ItemFilters
-from tests.assembly.chatter_data import ANSWERS, GREETING, chat_turns
+from tests.assembly.chatter_data import ANSWERS, GREETING, chat_conversation, chat_turns
 from tests.support.api import ask, bulk, layer
 from tests.support.tenants import Tenant
 
@@ -29,23 +29,8 @@ START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 def chat(tenant: Tenant) -> int:
     """The chat as a client writes it: one session of a conversation, each turn a message an hour after
     the one before; the conversation's layer (asked there, as about any of its sessions: no window)."""
-    conversation = layer(tenant, "multi_session", tenant.root.pk, name="Evan and Sam")
-    session = layer(tenant, "session", conversation, name="March")
     turns = chat_turns()
-    bulk(
-        tenant,
-        session,
-        [
-            {
-                "kind": "message",
-                "role": role,
-                "content": text,
-                "external_id": f"turn-{n}",
-                "created_at": (START + timedelta(hours=n)).isoformat(),
-            }
-            for n, (role, text) in enumerate(turns)
-        ],
-    )
+    conversation = chat_conversation(tenant, turns, name="Evan and Sam", start=START)
     items_embed_pending(workspace_id=tenant.workspace.pk)
     vectors._centroids.clear()  # a scope remembered from another test is not this one
     return conversation
